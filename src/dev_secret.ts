@@ -1,0 +1,37 @@
+import { syncDirectory } from "./store/jsonl_store.ts";
+
+/** The file, inside DATA_DIR, that holds the development-mode secret. */
+export const DEV_SECRET_FILE = "dev-secret";
+
+/** Reads DATA_DIR/dev-secret, creating it (mode 0600, 32 random bytes) when missing. */
+export async function loadOrCreateDevSecret(
+  dataDir: string,
+): Promise<{ secret: Uint8Array; created: boolean }> {
+  const path = `${dataDir}/${DEV_SECRET_FILE}`;
+  try {
+    return {
+      secret: new TextEncoder().encode((await Deno.readTextFile(path)).trim()),
+      created: false,
+    };
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  const random = crypto.getRandomValues(new Uint8Array(32));
+  const text = btoa(String.fromCharCode(...random)).replace(/=+$/, "");
+  await Deno.mkdir(dataDir, { recursive: true });
+  await Deno.writeTextFile(path, `${text}\n`, { createNew: true, mode: 0o600 });
+  await syncDirectory(dataDir);
+  return { secret: new TextEncoder().encode(text), created: true };
+}
+
+/** Reads the dev secret if it exists. */
+export async function readDevSecret(dataDir: string): Promise<Uint8Array | undefined> {
+  try {
+    return new TextEncoder().encode(
+      (await Deno.readTextFile(`${dataDir}/${DEV_SECRET_FILE}`)).trim(),
+    );
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,93 @@
+import { errors as joseErrors, jwtVerify } from "jose";
+import { InsufficientScopeError, InvalidTokenError, MissingCredentialsError } from "./errors.ts";
+
+/** The scopes of contract §2. */
+export const READ_SCOPE = "customers:read";
+export const WRITE_SCOPE = "customers:write";
+
+/** The verified caller. */
+export interface Principal {
+  /** The token's `sub`, recorded as the actor of changes. */
+  sub: string;
+  scopes: ReadonlySet<string>;
+}
+
+/** How tokens are verified. */
+export interface AuthOptions {
+  /** The HS256 shared secret. */
+  secret: Uint8Array;
+  issuer?: string;
+  audience?: string;
+}
+
+/** Verifies a request's bearer token and returns the caller. */
+export type Authenticate = (request: Request) => Promise<Principal>;
+
+/** Tokens larger than this are refused before parsing. */
+export const MAX_TOKEN_BYTES = 8192;
+const CLOCK_TOLERANCE_SECONDS = 30;
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** Builds the bearer-token check of contract §2 (HS256, exp required, iss/aud when configured). */
+export function createAuthenticator(options: AuthOptions): Authenticate {
+  return async (request) => {
+    const header = request.headers.get("authorization");
+    if (header === null || header.trim() === "") throw new MissingCredentialsError();
+    if (header.length > MAX_TOKEN_BYTES + 7) throw new InvalidTokenError("The token is too large");
+    const match = BEARER.exec(header);
+    if (match === null) {
+      if (/^Bearer(\s|$)/i.test(header)) {
+        throw new InvalidTokenError("The bearer token is malformed");
+      }
+      throw new MissingCredentialsError();
+    }
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(match[1], options.secret, {
+        algorithms: ["HS256"],
+        requiredClaims: ["exp"],
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        issuer: options.issuer,
+        audience: options.audience,
+      }));
+    } catch (error) {
+      throw new InvalidTokenError(describe(error));
+    }
+    return {
+      sub: typeof payload.sub === "string" ? payload.sub : "unknown",
+      scopes: scopesOf(payload),
+    };
+  };
+}
+
+/** Throws InsufficientScopeError unless the caller has the scope. */
+export function requireScope(principal: Principal, scope: string): void {
+  if (!principal.scopes.has(scope)) throw new InsufficientScopeError(scope);
+}
+
+/** Scopes from `scope` (space-separated) or `scp` (string or array). */
+export function scopesOf(payload: Record<string, unknown>): Set<string> {
+  const scopes = new Set<string>();
+  for (const claim of [payload.scope, payload.scp]) {
+    if (typeof claim === "string") {
+      for (const s of claim.split(" ")) if (s !== "") scopes.add(s);
+    }
+    if (Array.isArray(claim)) { for (const s of claim) if (typeof s === "string") scopes.add(s); }
+  }
+  return scopes;
+}
+
+/** A description safe to show: it names the rule broken, never keys or internals. */
+function describe(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return "The token has expired";
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    if (error.claim === "nbf") return "The token is not valid yet";
+    if (error.claim === "exp") return "The token has no valid exp claim";
+    return `The token's "${error.claim}" claim is not accepted`;
+  }
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return "The token's algorithm is not allowed";
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
+    return "The token's signature is invalid";
+  }
+  return "The token is malformed or cannot be verified";
+}

@@ -1,0 +1,61 @@
+import { BodyTooLargeError, MalformedBodyError, UnsupportedMediaTypeError } from "./errors.ts";
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Reads a JSON body: checks its media type, enforces the size limit while reading
+ * (Deno sets none), decodes strictly as UTF-8 and parses it.
+ */
+export async function readJsonBody(
+  request: Request,
+  accepted: readonly string[],
+  maxBytes: number,
+): Promise<unknown> {
+  const contentType = request.headers.get("content-type");
+  const mediaType = contentType?.split(";", 1)[0].trim().toLowerCase();
+  if (mediaType === undefined || !accepted.includes(mediaType)) {
+    throw new UnsupportedMediaTypeError(contentType, accepted);
+  }
+  const bytes = await readLimited(request, maxBytes);
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new MalformedBodyError("The request body is not valid UTF-8");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new MalformedBodyError("The request body is not valid JSON");
+  }
+}
+
+async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (declared > maxBytes) {
+    await request.body?.cancel();
+    throw new BodyTooLargeError(maxBytes);
+  }
+  if (request.body === null) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  const reader = request.body.getReader();
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.length;
+    if (length > maxBytes) {
+      await reader.cancel();
+      throw new BodyTooLargeError(maxBytes);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
+}

@@ -1,0 +1,114 @@
+import { type Customer, isUlid } from "../domain/customer.ts";
+import { CustomerNotFoundError } from "../domain/errors.ts";
+import type { CustomerService } from "../service/customer_service.ts";
+import { type Principal, READ_SCOPE, requireScope, WRITE_SCOPE } from "./auth.ts";
+import { readJsonBody } from "./body.ts";
+import { etag, ifNoneMatchHits, parseIfMatch } from "./conditional.ts";
+import { BadRequestError } from "./errors.ts";
+import { encodeCursor, parseListQuery } from "./list_query.ts";
+import type { Params } from "./router.ts";
+
+/** What a handler gets besides the request. */
+export interface HandlerContext {
+  url: URL;
+  params: Params;
+  requestId: string;
+  principal: Principal;
+}
+
+/** A route handler. */
+export type Handler = (request: Request, context: HandlerContext) => Promise<Response> | Response;
+
+/** The JSON media type of every success body. */
+export const JSON_TYPE = "application/json; charset=utf-8";
+const JSON_BODY = ["application/json"];
+const PATCH_BODY = ["application/merge-patch+json", "application/json"];
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+
+/** The customer endpoints of contract §4, bound to a service. */
+export function customerHandlers(service: CustomerService, maxBodyBytes: number) {
+  const writeContext = (context: HandlerContext) => ({
+    actor: context.principal.sub,
+    requestId: context.requestId,
+  });
+
+  return {
+    list(_request: Request, context: HandlerContext): Response {
+      requireScope(context.principal, READ_SCOPE);
+      const query = parseListQuery(context.url.searchParams);
+      const page = service.list(query);
+      const next = page.more ? encodeCursor(page.items[page.items.length - 1].id) : null;
+      const headers: Record<string, string> = { "content-type": JSON_TYPE };
+      if (next !== null) {
+        const params = new URLSearchParams(context.url.searchParams);
+        params.set("cursor", next);
+        headers.link = `<${context.url.pathname}?${params}>; rel="next"`;
+      }
+      return new Response(JSON.stringify({ data: page.items, next_cursor: next }), { headers });
+    },
+
+    async create(request: Request, context: HandlerContext): Promise<Response> {
+      requireScope(context.principal, WRITE_SCOPE);
+      const key = request.headers.get("idempotency-key") ?? undefined;
+      if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+        throw new BadRequestError("Idempotency-Key must be 1 to 255 printable ASCII characters");
+      }
+      const body = await readJsonBody(request, JSON_BODY, maxBodyBytes);
+      const { customer, replayed } = await service.create(body, writeContext(context), key);
+      const response = customerResponse(customer, 201);
+      response.headers.set("location", `/api/customers/${customer.id}`);
+      if (replayed) response.headers.set("idempotent-replayed", "true");
+      return response;
+    },
+
+    read(request: Request, context: HandlerContext): Response {
+      requireScope(context.principal, READ_SCOPE);
+      const customer = live(service, context.params.id);
+      if (ifNoneMatchHits(request.headers.get("if-none-match"), customer.version)) {
+        return new Response(null, { status: 304, headers: { etag: etag(customer.version) } });
+      }
+      return customerResponse(customer, 200);
+    },
+
+    async replace(request: Request, context: HandlerContext): Promise<Response> {
+      requireScope(context.principal, WRITE_SCOPE);
+      const id = live(service, context.params.id).id;
+      const body = await readJsonBody(request, JSON_BODY, maxBodyBytes);
+      const expected = parseIfMatch(request.headers.get("if-match"));
+      return customerResponse(
+        await service.replace(id, body, expected, writeContext(context)),
+        200,
+      );
+    },
+
+    async patch(request: Request, context: HandlerContext): Promise<Response> {
+      requireScope(context.principal, WRITE_SCOPE);
+      const id = live(service, context.params.id).id;
+      const patch = await readJsonBody(request, PATCH_BODY, maxBodyBytes);
+      const expected = parseIfMatch(request.headers.get("if-match"));
+      return customerResponse(await service.patch(id, patch, expected, writeContext(context)), 200);
+    },
+
+    async remove(request: Request, context: HandlerContext): Promise<Response> {
+      requireScope(context.principal, WRITE_SCOPE);
+      const id = live(service, context.params.id).id;
+      const expected = parseIfMatch(request.headers.get("if-match"));
+      await service.delete(id, expected, writeContext(context));
+      return new Response(null, { status: 204 });
+    },
+  };
+}
+
+/** The live customer with the path's id; a malformed id is simply not found. */
+function live(service: CustomerService, id: string | undefined): Customer {
+  const customer = id !== undefined && isUlid(id) ? service.get(id) : undefined;
+  if (customer === undefined) throw new CustomerNotFoundError(id ?? "");
+  return customer;
+}
+
+function customerResponse(customer: Customer, status: number): Response {
+  return new Response(JSON.stringify(customer), {
+    status,
+    headers: { "content-type": JSON_TYPE, etag: etag(customer.version) },
+  });
+}

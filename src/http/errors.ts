@@ -1,0 +1,82 @@
+/** The request body is not valid JSON or not valid UTF-8. */
+export class MalformedBodyError extends Error {
+  constructor(detail: string) {
+    super(detail);
+    this.name = "MalformedBodyError";
+  }
+}
+
+/** The request body is larger than the limit. */
+export class BodyTooLargeError extends Error {
+  constructor(limit: number) {
+    super(`The request body is larger than ${limit} bytes`);
+    this.name = "BodyTooLargeError";
+  }
+}
+
+/** The request body's media type is missing or not accepted. */
+export class UnsupportedMediaTypeError extends Error {
+  /** The media types the endpoint accepts. */
+  readonly accepted: readonly string[];
+  constructor(got: string | null, accepted: readonly string[]) {
+    super(
+      got === null
+        ? `Content-Type is missing; send ${accepted.join(" or ")}`
+        : `Content-Type "${got}" is not accepted; send ${accepted.join(" or ")}`,
+    );
+    this.name = "UnsupportedMediaTypeError";
+    this.accepted = accepted;
+  }
+}
+
+/** A query parameter or header has a value the endpoint cannot use. */
+export class BadRequestError extends Error {
+  constructor(detail: string) {
+    super(detail);
+    this.name = "BadRequestError";
+  }
+}
+
+/** No route has this path. */
+export class RouteNotFoundError extends Error {
+  constructor(pathname: string) {
+    super(`No resource at "${pathname}"`);
+    this.name = "RouteNotFoundError";
+  }
+}
+
+/** The path exists but not with this method. */
+export class MethodNotAllowedError extends Error {
+  readonly allow: readonly string[];
+  constructor(method: string, allow: readonly string[]) {
+    super(`Method "${method}" is not allowed here; use ${allow.join(", ")}`);
+    this.name = "MethodNotAllowedError";
+    this.allow = allow;
+  }
+}
+
+/** The request carries no bearer token. */
+export class MissingCredentialsError extends Error {
+  constructor() {
+    super("This resource needs a bearer token in the Authorization header");
+    this.name = "MissingCredentialsError";
+  }
+}
+
+/** The bearer token is malformed, expired or not verifiable; the message is safe to show. */
+export class InvalidTokenError extends Error {
+  constructor(detail: string) {
+    super(detail);
+    this.name = "InvalidTokenError";
+  }
+}
+
+/** The token is valid but lacks the scope the operation needs. */
+export class InsufficientScopeError extends Error {
+  readonly scope: string;
+  constructor(scope: string) {
+    super(`The token lacks the scope "${scope}"`);
+    this.name = "InsufficientScopeError";
+    this.scope = scope;
+  }
+}

@@ -1,0 +1,21 @@
+/** Severity of a log line, in increasing order. */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+/** Writes one JSON object per line; fields must never hold tokens or personal data. */
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/** A logger writing lines at or above `level` to `write`. */
+export function createLogger(level: LogLevel, write: (line: string) => void): Logger {
+  const at = (lineLevel: LogLevel) => (msg: string, fields: Record<string, unknown> = {}) => {
+    if (ORDER[lineLevel] < ORDER[level]) return;
+    write(JSON.stringify({ time: new Date().toISOString(), level: lineLevel, msg, ...fields }));
+  };
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}

@@ -1,0 +1,148 @@
+import type { ExpectedVersions } from "../domain/commands.ts";
+import type { Customer } from "../domain/customer.ts";
+import { decide, type DecideContext } from "../domain/decide.ts";
+import { IdempotencyKeyInFlightError, IdempotencyKeyReusedError } from "../domain/errors.ts";
+import type { CustomerCommand } from "../domain/commands.ts";
+import type { CustomerEvent } from "../domain/events.ts";
+import type { EventMeta, EventStore, StoredEvent } from "../store/event_store.ts";
+import type { CustomerProjection, ListPage, ListQuery } from "../projection.ts";
+import { IdempotencyKeys } from "./idempotency.ts";
+import { PendingState } from "./pending_state.ts";
+import { requestHash } from "./request_hash.ts";
+
+/** Who is writing, for the event's metadata. */
+export interface WriteContext {
+  actor: string;
+  requestId: string;
+}
+
+/** What the service is built from; time and ids are injected so tests can fix them. */
+export interface CustomerServiceDeps {
+  store: EventStore;
+  projection: CustomerProjection;
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+  newId: () => string;
+}
+
+/** The result of a create: the customer, and whether it is a replay of an earlier answer. */
+export interface CreateResult {
+  customer: Customer;
+  replayed: boolean;
+}
+
+/** The application service: decides commands against the write model and commits them durably. */
+export class CustomerService {
+  #store: EventStore;
+  #projection: CustomerProjection;
+  #pending: PendingState;
+  #idempotency = new IdempotencyKeys();
+  #clock: () => number;
+  #context: DecideContext;
+
+  constructor(deps: CustomerServiceDeps) {
+    this.#store = deps.store;
+    this.#projection = deps.projection;
+    this.#pending = new PendingState(deps.projection);
+    this.#clock = deps.clock;
+    this.#context = { now: () => new Date(deps.clock()).toISOString(), newId: deps.newId };
+  }
+
+  /** Replays the store into the read model and the idempotency keys; returns the event count. */
+  replay(): Promise<number> {
+    return this.#store.replay((event) => this.#applyDurable(event));
+  }
+
+  /** A live customer (durable state only). */
+  get(id: string): Customer | undefined {
+    return this.#projection.get(id);
+  }
+
+  /** A page of live customers. */
+  list(query: ListQuery): ListPage {
+    return this.#projection.list(query);
+  }
+
+  /** Creates a customer; with an idempotency key, a repeat answers the first result again. */
+  async create(body: unknown, context: WriteContext, key?: string): Promise<CreateResult> {
+    if (key === undefined) {
+      const event = await this.#commit({ type: "CreateCustomer", body }, context);
+      return { customer: event.data!, replayed: false };
+    }
+    const hash = requestHash(body);
+    const earlier = this.#idempotency.lookup(context.actor, key, this.#clock());
+    if (earlier !== undefined) {
+      if (earlier.requestHash !== hash) throw new IdempotencyKeyReusedError();
+      return { customer: earlier.customer, replayed: true };
+    }
+    if (this.#idempotency.isInFlight(context.actor, key)) throw new IdempotencyKeyInFlightError();
+    this.#idempotency.begin(context.actor, key);
+    try {
+      const meta = { idempotency_key: key, request_hash: hash };
+      const event = await this.#commit({ type: "CreateCustomer", body }, context, meta);
+      return { customer: event.data!, replayed: false };
+    } finally {
+      this.#idempotency.release(context.actor, key);
+    }
+  }
+
+  /** Replaces every mutable field. */
+  async replace(
+    id: string,
+    body: unknown,
+    expectedVersions: ExpectedVersions | undefined,
+    context: WriteContext,
+  ): Promise<Customer> {
+    return (await this.#commit({ type: "ReplaceCustomer", id, body, expectedVersions }, context))
+      .data!;
+  }
+
+  /** Applies a JSON merge patch. */
+  async patch(
+    id: string,
+    patch: unknown,
+    expectedVersions: ExpectedVersions | undefined,
+    context: WriteContext,
+  ): Promise<Customer> {
+    return (await this.#commit({ type: "PatchCustomer", id, patch, expectedVersions }, context))
+      .data!;
+  }
+
+  /** Deletes a customer. */
+  async delete(
+    id: string,
+    expectedVersions: ExpectedVersions | undefined,
+    context: WriteContext,
+  ): Promise<void> {
+    await this.#commit({ type: "DeleteCustomer", id, expectedVersions }, context);
+  }
+
+  /** Decides synchronously (so concurrent commands see each other), then waits for durability. */
+  async #commit(
+    command: CustomerCommand,
+    context: WriteContext,
+    extra: Partial<EventMeta> = {},
+  ): Promise<CustomerEvent> {
+    const event = decide(command, this.#pending, this.#context);
+    const meta: EventMeta = { actor: context.actor, request_id: context.requestId, ...extra };
+    this.#pending.hold(event);
+    try {
+      const [stored] = await this.#store.append([{ ...event, ...meta }]);
+      this.#applyDurable(stored);
+      return stored;
+    } finally {
+      this.#pending.release(event);
+    }
+  }
+
+  #applyDurable(event: StoredEvent): void {
+    this.#projection.apply(event);
+    if (event.type === "customer.created" && event.idempotency_key !== undefined) {
+      this.#idempotency.remember(event.actor, event.idempotency_key, {
+        requestHash: event.request_hash ?? "",
+        customer: event.data,
+        at: Date.parse(event.time),
+      });
+    }
+  }
+}

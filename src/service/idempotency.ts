@@ -1,0 +1,58 @@
+import type { Customer } from "../domain/customer.ts";
+
+/** How long a key is remembered (contract §4: 24 h). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** The first answer to a create that carried an idempotency key. */
+export interface IdempotentResult {
+  requestHash: string;
+  customer: Customer;
+  /** When the first request was answered, in ms since the epoch. */
+  at: number;
+}
+
+/**
+ * Idempotency keys of creates, scoped by the token subject so that one client can neither
+ * collide with nor replay another's key. Entries come from the durable events, so they survive a restart.
+ */
+export class IdempotencyKeys {
+  #done = new Map<string, IdempotentResult>();
+  #inFlight = new Set<string>();
+
+  /** The remembered result for this key, if it is younger than the TTL at `now`. */
+  lookup(actor: string, key: string, now: number): IdempotentResult | undefined {
+    const result = this.#done.get(scope(actor, key));
+    return result !== undefined && now - result.at < IDEMPOTENCY_TTL_MS ? result : undefined;
+  }
+
+  /** True while a request with this key is being processed. */
+  isInFlight(actor: string, key: string): boolean {
+    return this.#inFlight.has(scope(actor, key));
+  }
+
+  /** Marks the key as being processed until release. */
+  begin(actor: string, key: string): void {
+    this.#inFlight.add(scope(actor, key));
+  }
+
+  /** Ends the in-flight mark of a key. */
+  release(actor: string, key: string): void {
+    this.#inFlight.delete(scope(actor, key));
+  }
+
+  /** Remembers a durable result and forgets the ones past their TTL. */
+  remember(actor: string, key: string, result: IdempotentResult): void {
+    const id = scope(actor, key);
+    this.#done.delete(id);
+    this.#done.set(id, result);
+    // Results arrive in time order, so expired ones sit at the front of the map.
+    for (const [oldest, entry] of this.#done) {
+      if (result.at - entry.at < IDEMPOTENCY_TTL_MS) break;
+      this.#done.delete(oldest);
+    }
+  }
+}
+
+function scope(actor: string, key: string): string {
+  return `${actor}\u0000${key}`;
+}

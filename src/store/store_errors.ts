@@ -1,0 +1,18 @@
+/** The store cannot take writes: a write or sync failed, so the bytes on disk are uncertain. */
+export class StoreFailedError extends Error {
+  constructor(cause: unknown) {
+    super("The event log failed to write; it takes no more writes", { cause });
+    this.name = "StoreFailedError";
+  }
+}
+
+/** Another process holds the data directory's lock. */
+export class StoreLockedError extends Error {
+  constructor(path: string, holder: string) {
+    super(
+      `The data directory is in use: "${path}" is locked by process ${holder}. ` +
+        "Stop that process or choose another DATA_DIR.",
+    );
+    this.name = "StoreLockedError";
+  }
+}
