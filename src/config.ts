@@ -3,12 +3,19 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
-  /** The HS256 secret; undefined means development mode (a generated secret). */
-  jwtSecret?: Uint8Array;
+  /** Where token keys come from; "dev" is development mode (a generated secret). */
+  keySource: KeySource;
   jwtIssuer?: string;
   jwtAudience?: string;
   maxBodyBytes: number;
 }
+
+/** One of the three key sources of contract §1, or none (development mode). */
+export type KeySource =
+  | { kind: "secret"; secret: Uint8Array }
+  | { kind: "jwks-file"; path: string }
+  | { kind: "jwks-url"; url: URL; cooldownMs: number }
+  | { kind: "dev" };
 
 /** A setting is missing or wrong; the message says what to fix. */
 export class ConfigError extends Error {
@@ -27,28 +34,43 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
   if (sources.length > 1) {
     throw new ConfigError(`Set exactly one key source, not ${sources.join(" and ")}`);
   }
-  if (sources.length === 1 && sources[0] !== "JWT_SECRET") {
-    throw new ConfigError(`${sources[0]} is not supported yet; use JWT_SECRET`);
-  }
-  const secret = env("JWT_SECRET");
-  let jwtSecret: Uint8Array | undefined;
-  if (nonEmpty(secret)) {
-    jwtSecret = new TextEncoder().encode(secret);
-    if (jwtSecret.length < MIN_SECRET_BYTES) {
-      throw new ConfigError(
-        `JWT_SECRET is ${jwtSecret.length} bytes; use at least ${MIN_SECRET_BYTES} random bytes`,
-      );
-    }
-  }
   return {
     port: integer(env, "PORT", 8000, 0, 65535),
     host: env("HOST") || "127.0.0.1",
     dataDir: env("DATA_DIR") || "./data",
-    jwtSecret,
+    keySource: keySource(env, sources[0]),
     jwtIssuer: env("JWT_ISSUER") || undefined,
     jwtAudience: env("JWT_AUDIENCE") || undefined,
     maxBodyBytes: integer(env, "MAX_BODY_BYTES", 65536, 1024, 16 * 1024 * 1024),
   };
+}
+
+function keySource(env: (name: string) => string | undefined, name: string | undefined): KeySource {
+  const value = name === undefined ? undefined : env(name)!;
+  if (name === "JWT_SECRET") {
+    const secret = new TextEncoder().encode(value);
+    if (secret.length < MIN_SECRET_BYTES) {
+      throw new ConfigError(
+        `JWT_SECRET is ${secret.length} bytes; use at least ${MIN_SECRET_BYTES} random bytes`,
+      );
+    }
+    return { kind: "secret", secret };
+  }
+  if (name === "JWKS_FILE") return { kind: "jwks-file", path: value! };
+  if (name === "JWKS_URL") {
+    let url: URL;
+    try {
+      url = new URL(value!);
+    } catch {
+      throw new ConfigError(`JWKS_URL "${value}" is not a URL`);
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") {
+      throw new ConfigError(`JWKS_URL "${value}" must be an https:// URL`);
+    }
+    const cooldownMs = integer(env, "JWKS_COOLDOWN_SECONDS", 30, 1, 3600) * 1000;
+    return { kind: "jwks-url", url, cooldownMs };
+  }
+  return { kind: "dev" };
 }
 
 function nonEmpty(value: string | undefined): value is string {

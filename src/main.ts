@@ -1,15 +1,16 @@
 import { monotonicFactory } from "ulid";
 import { createHandler } from "./app.ts";
-import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { loadOrCreateDevSecret } from "./dev_secret.ts";
-import { createAuthenticator, READ_SCOPE, WRITE_SCOPE } from "./http/auth.ts";
-import { createLogger, type Logger } from "./log.ts";
+import { verificationKey } from "./auth_setup.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { createAuthenticator, type Principal } from "./http/auth.ts";
+import { UnusableKeySetError } from "./http/key_sources.ts";
+import { TokenCache } from "./http/token_cache.ts";
+import { createLogger } from "./log.ts";
 import { CustomerProjection } from "./projection.ts";
 import { CustomerService } from "./service/customer_service.ts";
 import { JsonlEventStore } from "./store/jsonl_store.ts";
 import { StoreLockedError } from "./store/store_errors.ts";
 import { CorruptLogError } from "./store/jsonl_store.ts";
-import { mintToken } from "./token_mint.ts";
 
 const encoder = new TextEncoder();
 const log = createLogger("info", (line) => Deno.stdout.writeSync(encoder.encode(`${line}\n`)));
@@ -35,13 +36,15 @@ async function main(): Promise<void> {
     ms: Math.round(performance.now() - started),
   });
 
-  const secret = config.jwtSecret ?? (await devModeSecret(config, log));
+  const { key, algorithms } = await verificationKey(config, log);
   const handler = createHandler({
     service,
     authenticate: createAuthenticator({
-      secret,
+      key,
+      algorithms,
       issuer: config.jwtIssuer,
       audience: config.jwtAudience,
+      cache: new TokenCache<Principal>(),
     }),
     maxBodyBytes: config.maxBodyBytes,
     onError: (error, requestId) =>
@@ -68,40 +71,11 @@ async function main(): Promise<void> {
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
 }
 
-/** Development mode: a generated secret, a loud warning and a ready token on stderr. */
-async function devModeSecret(config: Config, log: Logger): Promise<Uint8Array> {
-  const { secret, created } = await loadOrCreateDevSecret(config.dataDir);
-  const token = await mintToken(
-    secret,
-    {
-      sub: "dev",
-      scope: `${READ_SCOPE} ${WRITE_SCOPE}`,
-      ttlSeconds: 24 * 3600,
-    },
-    config.jwtIssuer,
-    config.jwtAudience,
-  );
-  log.warn("development mode: no JWT_SECRET, JWKS_FILE or JWKS_URL is set", {
-    dev_secret: `${config.dataDir}/dev-secret`,
-    created,
-  });
-  const url = `http://${config.host}:${config.port === 0 ? "<port>" : config.port}`;
-  console.error(
-    [
-      "WARNING: development mode. Tokens are signed with a generated secret in DATA_DIR/dev-secret.",
-      "Do not run like this in production: set JWT_SECRET, JWKS_FILE or JWKS_URL.",
-      `A token with both scopes, valid for 24 h:\n${token}`,
-      `Try: curl -H "Authorization: Bearer ${token}" ${url}/api/customers`,
-    ].join("\n"),
-  );
-  return secret;
-}
-
 try {
   await main();
 } catch (error) {
   const known = error instanceof ConfigError || error instanceof StoreLockedError ||
-    error instanceof CorruptLogError;
+    error instanceof CorruptLogError || error instanceof UnusableKeySetError;
   console.error(`customer-api cannot start: ${known ? (error as Error).message : error}`);
   Deno.exit(1);
 }

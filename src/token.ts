@@ -21,7 +21,9 @@ async function main(): Promise<void> {
     );
   }
   const config = loadConfig(env);
-  const secret = config.jwtSecret ?? (await readDevSecret(config.dataDir));
+  const secret = config.keySource.kind === "secret"
+    ? config.keySource.secret
+    : await readDevSecret(config.dataDir);
   if (secret === undefined) {
     throw new ConfigError(
       `No JWT_SECRET is set and ${config.dataDir}/dev-secret does not exist; start the server once in development mode`,

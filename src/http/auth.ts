@@ -1,5 +1,11 @@
-import { errors as joseErrors, jwtVerify } from "jose";
-import { InsufficientScopeError, InvalidTokenError, MissingCredentialsError } from "./errors.ts";
+import { errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from "jose";
+import {
+  InsufficientScopeError,
+  InvalidTokenError,
+  KeySetUnavailableError,
+  MissingCredentialsError,
+} from "./errors.ts";
+import type { TokenCache } from "./token_cache.ts";
 
 /** The scopes of contract §2. */
 export const READ_SCOPE = "customers:read";
@@ -14,10 +20,14 @@ export interface Principal {
 
 /** How tokens are verified. */
 export interface AuthOptions {
-  /** The HS256 shared secret. */
-  secret: Uint8Array;
+  /** The HS256 shared secret, or a key-set resolver. */
+  key: Uint8Array | JWTVerifyGetKey;
+  /** The algorithms allowed for that key (see key_sources.ts). */
+  algorithms: string[];
   issuer?: string;
   audience?: string;
+  /** Verified tokens; omitted means every request verifies its signature. */
+  cache?: TokenCache<Principal>;
 }
 
 /** Verifies a request's bearer token and returns the caller. */
@@ -28,8 +38,9 @@ export const MAX_TOKEN_BYTES = 8192;
 const CLOCK_TOLERANCE_SECONDS = 30;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-/** Builds the bearer-token check of contract §2 (HS256, exp required, iss/aud when configured). */
+/** Builds the bearer-token check of contract §2 (allow-listed algorithms, exp required, iss/aud). */
 export function createAuthenticator(options: AuthOptions): Authenticate {
+  const cache = options.cache;
   return async (request) => {
     const header = request.headers.get("authorization");
     if (header === null || header.trim() === "") throw new MissingCredentialsError();
@@ -41,22 +52,30 @@ export function createAuthenticator(options: AuthOptions): Authenticate {
       }
       throw new MissingCredentialsError();
     }
+    const token = match[1];
+    const cached = cache?.get(token);
+    if (cached !== undefined) return cached;
     let payload;
     try {
-      ({ payload } = await jwtVerify(match[1], options.secret, {
-        algorithms: ["HS256"],
+      // The key argument's two types are separate overloads of jwtVerify.
+      ({ payload } = await jwtVerify(token, options.key as Uint8Array, {
+        algorithms: options.algorithms,
         requiredClaims: ["exp"],
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         issuer: options.issuer,
         audience: options.audience,
       }));
     } catch (error) {
+      // jose throws plain TypeErrors for some key confusions: every failure is a bad token.
+      if (error instanceof KeySetUnavailableError) throw error;
       throw new InvalidTokenError(describe(error));
     }
-    return {
+    const principal = {
       sub: typeof payload.sub === "string" ? payload.sub : "unknown",
       scopes: scopesOf(payload),
     };
+    cache?.set(token, principal, payload.exp!);
+    return principal;
   };
 }
 

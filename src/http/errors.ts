@@ -80,3 +80,11 @@ export class InsufficientScopeError extends Error {
     this.scope = scope;
   }
 }
+
+/** The remote key set cannot be fetched, so the token cannot be checked now (503, not 401). */
+export class KeySetUnavailableError extends Error {
+  constructor() {
+    super("The keys to verify tokens are unavailable; retry later");
+    this.name = "KeySetUnavailableError";
+  }
+}

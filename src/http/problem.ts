@@ -13,6 +13,7 @@ import {
   BodyTooLargeError,
   InsufficientScopeError,
   InvalidTokenError,
+  KeySetUnavailableError,
   MalformedBodyError,
   MethodNotAllowedError,
   MissingCredentialsError,
@@ -126,6 +127,13 @@ function toProblem(error: unknown): Problem {
       headers: {
         "www-authenticate": `${REALM}, error="insufficient_scope", scope="${error.scope}"`,
       },
+    };
+  }
+  if (error instanceof KeySetUnavailableError) {
+    return {
+      ...kind(503, "key-set-unavailable", "Token keys unavailable"),
+      detail,
+      headers: { "retry-after": "30" },
     };
   }
   if (error instanceof StoreFailedError) {

@@ -168,7 +168,7 @@ export class JsonlEventStore implements EventStore {
         await this.#sync(this.#file);
         this.stats.syncs++;
       } catch (error) {
-        this.#fail(batch, error);
+        await this.#fail(batch, error);
         break;
       }
       this.#durableLength += buffer.length;
@@ -182,8 +182,19 @@ export class JsonlEventStore implements EventStore {
   }
 
   /** After a failed write or sync nothing more is accepted: the bytes on disk are unknown. */
-  #fail(batch: PendingWrite[], error: unknown): void {
+  async #fail(batch: PendingWrite[], error: unknown): Promise<void> {
     this.#failure = error;
+    // Rejected events must not come back on restart, so cut the log back to what was acknowledged.
+    try {
+      await this.#file.truncate(this.#durableLength);
+      await this.#file.sync();
+    } catch (cutError) {
+      this.#warn("Could not cut unacknowledged records off the log", {
+        file: this.#path,
+        offset: this.#durableLength,
+        error: String(cutError),
+      });
+    }
     const failed = new StoreFailedError(error);
     for (const write of [...batch, ...this.#queue]) write.reject(failed);
     this.#queue = [];
