@@ -8,6 +8,12 @@ export interface Config {
   jwtIssuer?: string;
   jwtAudience?: string;
   maxBodyBytes: number;
+  /** Compact after this many events since the last snapshot. */
+  snapshotEvery: number;
+  /** After a delete, compact (erasing the customer's data) within this many seconds. */
+  eraseWithinSeconds: number;
+  /** Start a new log segment at this size. */
+  segmentMaxBytes: number;
 }
 
 /** One of the three key sources of contract §1, or none (development mode). */
@@ -42,6 +48,9 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
     jwtIssuer: env("JWT_ISSUER") || undefined,
     jwtAudience: env("JWT_AUDIENCE") || undefined,
     maxBodyBytes: integer(env, "MAX_BODY_BYTES", 65536, 1024, 16 * 1024 * 1024),
+    snapshotEvery: integer(env, "SNAPSHOT_EVERY", 100_000, 1, 100_000_000),
+    eraseWithinSeconds: integer(env, "ERASE_WITHIN_SECONDS", 3600, 0, 30 * 86400),
+    segmentMaxBytes: integer(env, "SEGMENT_MAX_BYTES", 64 * 1024 * 1024, 4096, 2 ** 40),
   };
 }
 

@@ -6,20 +6,30 @@ import { createAuthenticator, type Principal } from "./http/auth.ts";
 import { UnusableKeySetError } from "./http/key_sources.ts";
 import { TokenCache } from "./http/token_cache.ts";
 import { createLogger } from "./log.ts";
+import { Persistence } from "./persistence.ts";
 import { CustomerProjection } from "./projection.ts";
 import { CustomerService } from "./service/customer_service.ts";
-import { JsonlEventStore } from "./store/jsonl_store.ts";
+import { CorruptLogError, JsonlEventStore } from "./store/jsonl_store.ts";
 import { StoreLockedError } from "./store/store_errors.ts";
-import { CorruptLogError } from "./store/jsonl_store.ts";
 
 const encoder = new TextEncoder();
 const log = createLogger("info", (line) => Deno.stdout.writeSync(encoder.encode(`${line}\n`)));
+/** Exit code after a failed fsync: the process must not go on writing (EX_IOERR). */
+const EXIT_IO_ERROR = 74;
 
-/** The composition root: config, store, replay, then serve; the only module with side effects. */
+/** The composition root: config, store, recovery, then serve; the only module with side effects. */
 async function main(): Promise<void> {
   const config = loadConfig((name) => Deno.env.get(name));
   const store = await JsonlEventStore.open(config.dataDir, {
     warn: (msg, fields) => log.warn(msg, fields),
+    onFatal: (error) => {
+      log.error("fsync failed; stopping so that no write is acknowledged without being durable", {
+        error: String(error),
+      });
+      // Give the batch's 503 answers a moment to leave, then stop.
+      setTimeout(() => Deno.exit(EXIT_IO_ERROR), 200);
+    },
+    segmentMaxBytes: config.segmentMaxBytes,
   });
   const projection = new CustomerProjection();
   const service = new CustomerService({
@@ -27,11 +37,19 @@ async function main(): Promise<void> {
     projection,
     clock: Date.now,
     newId: monotonicFactory(),
+    onCommit: (event) => persistence.noteWrite(event.type === "customer.deleted"),
+  });
+  // Writes start only after recovery, so onCommit above never sees this before it is set.
+  const persistence = new Persistence(store, service, log, {
+    snapshotEvery: config.snapshotEvery,
+    eraseWithinMs: config.eraseWithinSeconds * 1000,
   });
   const started = performance.now();
-  const events = await service.replay();
+  const recovery = await persistence.recover();
   log.info("replay done", {
-    events,
+    snapshot_seq: recovery.snapshotSeq,
+    snapshot_records: recovery.snapshotRecords,
+    events: recovery.eventsReplayed,
     customers: projection.size,
     ms: Math.round(performance.now() - started),
   });
@@ -59,10 +77,18 @@ async function main(): Promise<void> {
       log.info("listening", { url: `http://${host}:${port}` });
     },
   }, handler);
+  if (recovery.eventsReplayed > 0) persistence.startCompaction();
 
+  let stopping = false;
   const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     log.info("shutting down", { signal });
     await server.shutdown();
+    await persistence.settle();
+    await persistence.compactIfChanged().catch((error) =>
+      log.error("Snapshot at shutdown failed; the log has everything", { error: String(error) })
+    );
     await store.close();
     log.info("stopped");
     Deno.exit(0);

@@ -56,6 +56,11 @@ export class CustomerProjection implements CustomerState {
     if (before === undefined) this.#insertId(event.id);
   }
 
+  /** Every live customer in id order (a new array; the customers are immutable values). */
+  all(): Customer[] {
+    return this.#ids.map((id) => this.#byId.get(id)!);
+  }
+
   /** A page of live customers in id order. */
   list(query: ListQuery): ListPage {
     const needle = query.q?.toLowerCase();

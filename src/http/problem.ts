@@ -7,7 +7,7 @@ import {
   VersionMismatchError,
   type Violation,
 } from "../domain/errors.ts";
-import { StoreFailedError } from "../store/store_errors.ts";
+import { StorageFullError, StoreFailedError, WriteFailedError } from "../store/store_errors.ts";
 import {
   BadRequestError,
   BodyTooLargeError,
@@ -134,6 +134,16 @@ function toProblem(error: unknown): Problem {
       ...kind(503, "key-set-unavailable", "Token keys unavailable"),
       detail,
       headers: { "retry-after": "30" },
+    };
+  }
+  if (error instanceof StorageFullError) {
+    return { ...kind(507, "storage-full", "Insufficient storage"), detail };
+  }
+  if (error instanceof WriteFailedError) {
+    return {
+      ...kind(503, "storage-unavailable", "Storage unavailable"),
+      detail,
+      headers: { "retry-after": "1" },
     };
   }
   if (error instanceof StoreFailedError) {

@@ -6,7 +6,7 @@ import type { CustomerCommand } from "../domain/commands.ts";
 import type { CustomerEvent } from "../domain/events.ts";
 import type { EventMeta, EventStore, StoredEvent } from "../store/event_store.ts";
 import type { CustomerProjection, ListPage, ListQuery } from "../projection.ts";
-import { IdempotencyKeys } from "./idempotency.ts";
+import { type IdempotencyEntry, IdempotencyKeys } from "./idempotency.ts";
 import { PendingState } from "./pending_state.ts";
 import { requestHash } from "./request_hash.ts";
 
@@ -23,7 +23,14 @@ export interface CustomerServiceDeps {
   /** Milliseconds since the epoch. */
   clock: () => number;
   newId: () => string;
+  /** Called after each write is durable and applied (the compaction policy listens here). */
+  onCommit?: (event: StoredEvent) => void;
 }
+
+/** One line of a snapshot: a live customer, or a remembered idempotency key. */
+export type SnapshotRecord =
+  | { kind: "customer"; data: Customer }
+  | ({ kind: "idempotency" } & IdempotencyEntry);
 
 /** The result of a create: the customer, and whether it is a replay of an earlier answer. */
 export interface CreateResult {
@@ -39,18 +46,66 @@ export class CustomerService {
   #idempotency = new IdempotencyKeys();
   #clock: () => number;
   #context: DecideContext;
+  #appliedSeq = 0;
+  #onCommit: ((event: StoredEvent) => void) | undefined;
 
   constructor(deps: CustomerServiceDeps) {
     this.#store = deps.store;
     this.#projection = deps.projection;
     this.#pending = new PendingState(deps.projection);
     this.#clock = deps.clock;
+    this.#onCommit = deps.onCommit;
     this.#context = { now: () => new Date(deps.clock()).toISOString(), newId: deps.newId };
   }
 
-  /** Replays the store into the read model and the idempotency keys; returns the event count. */
-  replay(): Promise<number> {
-    return this.#store.replay((event) => this.#applyDurable(event));
+  /** The sequence number of the last event applied to the read model. */
+  get appliedSeq(): number {
+    return this.#appliedSeq;
+  }
+
+  /**
+   * Replays the store's events after `afterSeq` (a restored snapshot's sequence) into the read
+   * model and the idempotency keys; returns the number of events replayed.
+   */
+  replay(afterSeq = 0): Promise<number> {
+    this.#appliedSeq = afterSeq;
+    return this.#store.replay((event) => this.#applyDurable(event), afterSeq);
+  }
+
+  /**
+   * The state as snapshot records, captured now (customers are immutable values, so later
+   * changes do not alter what the iterator yields). Only records of live customers are included.
+   */
+  snapshotRecords(): Iterable<SnapshotRecord> {
+    const customers = this.#projection.all();
+    const keys = [...this.#idempotency.entries(this.#clock())]
+      .filter((entry) => this.#projection.get(entry.customer.id) !== undefined);
+    return (function* () {
+      for (const data of customers) yield { kind: "customer", data } as const;
+      for (const entry of keys) yield { kind: "idempotency", ...entry } as const;
+    })();
+  }
+
+  /** Restores one snapshot record into an empty service. */
+  restore(record: SnapshotRecord): void {
+    if (record.kind === "customer") {
+      const data = record.data;
+      this.#projection.apply({
+        type: "customer.created",
+        id: data.id,
+        version: data.version,
+        time: data.updated_at,
+        data,
+      });
+    } else {
+      const { actor, key, requestHash, customer, at } = record;
+      this.#idempotency.remember(actor, key, { requestHash, customer, at });
+    }
+  }
+
+  /** True when the customer is live in the durable state. */
+  isLive(id: string): boolean {
+    return this.#projection.get(id) !== undefined;
   }
 
   /** A live customer (durable state only). */
@@ -129,6 +184,7 @@ export class CustomerService {
     try {
       const [stored] = await this.#store.append([{ ...event, ...meta }]);
       this.#applyDurable(stored);
+      this.#onCommit?.(stored);
       return stored;
     } finally {
       this.#pending.release(event);
@@ -137,6 +193,7 @@ export class CustomerService {
 
   #applyDurable(event: StoredEvent): void {
     this.#projection.apply(event);
+    this.#appliedSeq = event.seq;
     if (event.type === "customer.created" && event.idempotency_key !== undefined) {
       this.#idempotency.remember(event.actor, event.idempotency_key, {
         requestHash: event.request_hash ?? "",

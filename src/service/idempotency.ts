@@ -40,6 +40,15 @@ export class IdempotencyKeys {
     this.#inFlight.delete(scope(actor, key));
   }
 
+  /** Every remembered key younger than the TTL at `now`. */
+  *entries(now: number): Iterable<IdempotencyEntry> {
+    for (const [id, result] of this.#done) {
+      if (now - result.at >= IDEMPOTENCY_TTL_MS) continue;
+      const split = id.indexOf("\u0000");
+      yield { actor: id.slice(0, split), key: id.slice(split + 1), ...result };
+    }
+  }
+
   /** Remembers a durable result and forgets the ones past their TTL. */
   remember(actor: string, key: string, result: IdempotentResult): void {
     const id = scope(actor, key);
@@ -51,6 +60,12 @@ export class IdempotencyKeys {
       this.#done.delete(oldest);
     }
   }
+}
+
+/** A remembered key with its scope, as a snapshot stores it. */
+export interface IdempotencyEntry extends IdempotentResult {
+  actor: string;
+  key: string;
 }
 
 function scope(actor: string, key: string): string {

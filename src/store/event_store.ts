@@ -20,10 +20,10 @@ export interface EventStore {
   /** The sequence number of the last durable event (0 when empty). */
   readonly lastSeq: number;
   /**
-   * Reads every durable event in sequence order into onEvent; must finish before the first append.
-   * Resolves with the number of events read.
+   * Reads every durable event after `afterSeq` (default 0) in sequence order into onEvent; must
+   * finish before the first append. Resolves with the number of events handed over.
    */
-  replay(onEvent: (event: StoredEvent) => void): Promise<number>;
+  replay(onEvent: (event: StoredEvent) => void, afterSeq?: number): Promise<number>;
   /**
    * Appends events; resolves once they are durable on disk, with their sequence numbers.
    * Appends made together may share one sync.

@@ -1,14 +1,32 @@
 import type { CustomerEvent } from "../domain/events.ts";
-import { CorruptRecordError, decodeEvent, encodeEvent } from "./event_codec.ts";
+import { encodeEvent } from "./event_codec.ts";
 import type { EventMeta, EventStore, StoredEvent } from "./event_store.ts";
-import { StoreFailedError, StoreLockedError } from "./store_errors.ts";
+import { syncDirectory, writeAll } from "./fs_util.ts";
+import { concat } from "./line_reader.ts";
+import { replaySegments } from "./replay.ts";
+import { listSegments, LOG_DIR, type Segment, segmentName } from "./segments.ts";
+import {
+  StorageFullError,
+  StoreFailedError,
+  StoreLockedError,
+  WriteFailedError,
+} from "./store_errors.ts";
+
+export { CorruptLogError } from "./replay.ts";
+export { syncDirectory } from "./fs_util.ts";
 
 /** Options of the JSONL store; the defaults are the durable ones. */
 export interface JsonlStoreOptions {
-  /** Makes written bytes durable; default fdatasync. Tests inject a counting or slow one. */
+  /** Makes written bytes durable; default fdatasync. Tests inject a counting or failing one. */
   sync?: (file: Deno.FsFile) => Promise<void>;
+  /** Writes bytes; default a plain write. Tests inject one that fails like a full disk. */
+  write?: (file: Deno.FsFile, bytes: Uint8Array) => Promise<void>;
   /** Receives warnings such as a cut-off torn tail. */
   warn?: (message: string, fields: Record<string, unknown>) => void;
+  /** Called once when a sync failed: the process must stop (the state of the file is unknown). */
+  onFatal?: (error: unknown) => void;
+  /** A segment is closed and a new one started once it reaches this size. */
+  segmentMaxBytes?: number;
 }
 
 /** Counters that show how the writer batches work. */
@@ -19,68 +37,61 @@ export interface StoreStats {
   syncs: number;
 }
 
-interface PendingWrite {
-  bytes: Uint8Array;
-  events: StoredEvent[];
-  resolve(events: StoredEvent[]): void;
-  reject(error: unknown): void;
-}
+type Operation =
+  | {
+    kind: "write";
+    bytes: Uint8Array;
+    events: StoredEvent[];
+    resolve(events: StoredEvent[]): void;
+    reject(error: unknown): void;
+  }
+  | { kind: "roll"; resolve(): void; reject(error: unknown): void };
 
-/** The file names inside DATA_DIR. */
-export const LOG_FILE = "events.jsonl";
+type Write = Extract<Operation, { kind: "write" }>;
+
+/** The lock file inside DATA_DIR. */
 export const LOCK_FILE = "customer-api.lock";
 
-const CHUNK = 1 << 20;
-const NEWLINE = 0x0a;
-
 /**
- * The event log as one JSONL file with group commit: one writer loop drains the queue,
+ * The event log as JSONL segment files with group commit: one writer loop drains the queue,
  * writes one buffer, syncs once and then answers every append in the batch.
  */
 export class JsonlEventStore implements EventStore {
   readonly stats: StoreStats = { events: 0, syncs: 0 };
-  #file: Deno.FsFile;
+  readonly dataDir: string;
+  #logDir: string;
   #lock: Deno.FsFile;
-  #path: string;
+  #active: Deno.FsFile | undefined;
+  #activeFirst = 1;
   #sync: (file: Deno.FsFile) => Promise<void>;
+  #write: (file: Deno.FsFile, bytes: Uint8Array) => Promise<void>;
   #warn: (message: string, fields: Record<string, unknown>) => void;
+  #onFatal: (error: unknown) => void;
+  #segmentMaxBytes: number;
   #replayed = false;
   #durableLength = 0;
   #lastSeq = 0;
   #nextSeq = 1;
-  #queue: PendingWrite[] = [];
+  #queue: Operation[] = [];
   #writing: Promise<void> | null = null;
   #failure: unknown = null;
 
-  private constructor(
-    file: Deno.FsFile,
-    lock: Deno.FsFile,
-    path: string,
-    options: JsonlStoreOptions,
-  ) {
-    this.#file = file;
+  private constructor(dataDir: string, lock: Deno.FsFile, options: JsonlStoreOptions) {
+    this.dataDir = dataDir;
+    this.#logDir = `${dataDir}/${LOG_DIR}`;
     this.#lock = lock;
-    this.#path = path;
     this.#sync = options.sync ?? ((f) => f.syncData());
+    this.#write = options.write ?? writeAll;
     this.#warn = options.warn ?? (() => {});
+    this.#onFatal = options.onFatal ?? (() => {});
+    this.#segmentMaxBytes = options.segmentMaxBytes ?? 64 * 1024 * 1024;
   }
 
-  /** Opens (creating if needed) the log in dir, after taking the directory's exclusive lock. */
-  static async open(dir: string, options: JsonlStoreOptions = {}): Promise<JsonlEventStore> {
-    await Deno.mkdir(dir, { recursive: true });
-    const lock = await takeLock(`${dir}/${LOCK_FILE}`);
-    const path = `${dir}/${LOG_FILE}`;
-    let created = false;
-    let file: Deno.FsFile;
-    try {
-      file = await Deno.open(path, { read: true, write: true });
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-      file = await Deno.open(path, { read: true, write: true, createNew: true });
-      created = true;
-    }
-    if (created) await syncDirectory(dir);
-    return new JsonlEventStore(file, lock, path, options);
+  /** Opens (creating if needed) the log in dataDir, after taking the directory's exclusive lock. */
+  static async open(dataDir: string, options: JsonlStoreOptions = {}): Promise<JsonlEventStore> {
+    await Deno.mkdir(`${dataDir}/${LOG_DIR}`, { recursive: true });
+    const lock = await takeLock(`${dataDir}/${LOCK_FILE}`);
+    return new JsonlEventStore(dataDir, lock, options);
   }
 
   /** The sequence number of the last durable event. */
@@ -88,54 +99,27 @@ export class JsonlEventStore implements EventStore {
     return this.#lastSeq;
   }
 
-  /** Reads, verifies and hands over every event; cuts off a torn last record with a warning. */
-  async replay(onEvent: (event: StoredEvent) => void): Promise<number> {
+  /**
+   * Verifies every segment and hands over the events after `afterSeq` (a snapshot's sequence);
+   * cuts off a torn last record with a warning. Resolves with the number of events handed over.
+   */
+  async replay(onEvent: (event: StoredEvent) => void, afterSeq = 0): Promise<number> {
     if (this.#replayed) throw new Error("The log was already replayed");
-    let offset = 0;
-    let line = 1;
-    let carry = new Uint8Array(0);
-    let bad: { offset: number; line: number; reason: string } | null = null;
-    await this.#file.seek(0, Deno.SeekMode.Start);
-    const chunk = new Uint8Array(CHUNK);
-    while (true) {
-      const read = await this.#file.read(chunk);
-      if (read === null) break;
-      const data = concat(carry, chunk.subarray(0, read));
-      let start = 0;
-      for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
-        const record = data.subarray(start, end);
-        const problem: string | null = bad === null
-          ? this.#accept(record, onEvent)
-          : this.#isValid(record);
-        if (bad !== null && problem === null) {
-          throw new CorruptLogError(this.#path, bad.line, bad.offset, bad.reason);
-        }
-        if (bad === null && problem !== null) bad = { offset, line, reason: problem };
-        offset += end - start + 1;
-        line++;
-        start = end + 1;
-      }
-      carry = data.slice(start);
-    }
-    if (bad === null && carry.length > 0) bad = { offset, line, reason: "Record has no newline" };
-    if (bad !== null) {
-      const total = (await this.#file.stat()).size;
-      this.#warn("Cut off a torn record at the end of the log", {
-        file: this.#path,
-        line: bad.line,
-        offset: bad.offset,
-        bytes_dropped: total - bad.offset,
-        reason: bad.reason,
-      });
-      await this.#file.truncate(bad.offset);
-      await this.#file.sync();
-      offset = bad.offset;
-    }
-    this.#durableLength = offset;
+    const segments = await listSegments(this.dataDir);
+    const result = await replaySegments(segments, afterSeq, onEvent, this.#warn);
+    this.#lastSeq = Math.max(result.lastSeq, afterSeq);
     this.#nextSeq = this.#lastSeq + 1;
-    await this.#file.seek(offset, Deno.SeekMode.Start);
+    const last = segments.at(-1);
+    if (last === undefined || last.compacted || result.lastSeq < afterSeq) {
+      await this.#startSegment(this.#nextSeq);
+    } else {
+      this.#active = await Deno.open(last.path, { read: true, write: true });
+      this.#activeFirst = last.first;
+      this.#durableLength = result.activeLength;
+      await this.#active.seek(this.#durableLength, Deno.SeekMode.Start);
+    }
     this.#replayed = true;
-    return this.#lastSeq;
+    return result.delivered;
   }
 
   /** Queues events for the next group commit and resolves once they are durable. */
@@ -144,95 +128,120 @@ export class JsonlEventStore implements EventStore {
     if (this.#failure !== null) return Promise.reject(new StoreFailedError(this.#failure));
     const stored = events.map((event) => ({ ...event, seq: this.#nextSeq++ }));
     const parts = stored.map(encodeEvent);
-    const bytes = parts.length === 1 ? parts[0] : concat(...parts);
+    const bytes = parts.length === 1 ? parts[0] : concat(parts);
     return new Promise((resolve, reject) => {
-      this.#queue.push({ bytes, events: stored, resolve, reject });
+      this.#queue.push({ kind: "write", bytes, events: stored, resolve, reject });
       this.#writing ??= this.#drain();
     });
+  }
+
+  /** Closes the active segment and starts a new one, so every earlier event is in a closed segment. */
+  roll(): Promise<void> {
+    if (this.#failure !== null) return Promise.reject(new StoreFailedError(this.#failure));
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ kind: "roll", resolve, reject });
+      this.#writing ??= this.#drain();
+    });
+  }
+
+  /** The closed segments (every segment but the active one), oldest first. */
+  async closedSegments(): Promise<Segment[]> {
+    return (await listSegments(this.dataDir)).filter((s) => s.first < this.#activeFirst);
   }
 
   /** Waits for queued appends, then closes the log and releases the lock. */
   async close(): Promise<void> {
     while (this.#writing !== null) await this.#writing;
-    this.#file.close();
+    this.#active?.close();
     this.#lock.close();
   }
 
   async #drain(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const batch = this.#queue;
-      this.#queue = [];
-      const buffer = batch.length === 1 ? batch[0].bytes : concat(...batch.map((w) => w.bytes));
-      try {
-        await writeAll(this.#file, buffer);
-        await this.#sync(this.#file);
-        this.stats.syncs++;
-      } catch (error) {
-        await this.#fail(batch, error);
-        break;
+    while (this.#queue.length > 0 && this.#failure === null) {
+      const head = this.#queue[0];
+      if (head.kind === "roll") {
+        this.#queue.shift();
+        await this.#rollNow().then(head.resolve, head.reject);
+        continue;
       }
-      this.#durableLength += buffer.length;
-      for (const write of batch) {
-        this.#lastSeq = write.events[write.events.length - 1].seq;
-        this.stats.events += write.events.length;
-        write.resolve(write.events);
+      const end = this.#queue.findIndex((op) => op.kind === "roll");
+      const batch = this.#queue.splice(0, end === -1 ? this.#queue.length : end) as Write[];
+      await this.#commit(batch);
+      if (this.#durableLength >= this.#segmentMaxBytes) {
+        await this.#rollNow().catch((error) =>
+          this.#warn("Could not start a new segment", { error: String(error) })
+        );
       }
     }
     this.#writing = null;
   }
 
-  /** After a failed write or sync nothing more is accepted: the bytes on disk are unknown. */
-  async #fail(batch: PendingWrite[], error: unknown): Promise<void> {
-    this.#failure = error;
-    // Rejected events must not come back on restart, so cut the log back to what was acknowledged.
+  async #commit(batch: Write[]): Promise<void> {
+    const buffer = batch.length === 1 ? batch[0].bytes : concat(batch.map((w) => w.bytes));
     try {
-      await this.#file.truncate(this.#durableLength);
-      await this.#file.sync();
-    } catch (cutError) {
-      this.#warn("Could not cut unacknowledged records off the log", {
-        file: this.#path,
-        offset: this.#durableLength,
-        error: String(cutError),
-      });
+      await this.#write(this.#active!, buffer);
+    } catch (error) {
+      await this.#rollBack(batch, error);
+      return;
     }
-    const failed = new StoreFailedError(error);
-    for (const write of [...batch, ...this.#queue]) write.reject(failed);
+    try {
+      await this.#sync(this.#active!);
+      this.stats.syncs++;
+    } catch (error) {
+      // Never retry a failed fsync: the kernel may have dropped the dirty pages ("fsyncgate").
+      // Cutting the unacknowledged bytes off is a best effort before the process stops.
+      this.#failure = error;
+      await this.#active!.truncate(this.#durableLength).catch(() => {});
+      this.#rejectAll(batch, new StoreFailedError(error));
+      this.#onFatal(error);
+      return;
+    }
+    this.#durableLength += buffer.length;
+    for (const write of batch) {
+      this.#lastSeq = write.events[write.events.length - 1].seq;
+      this.stats.events += write.events.length;
+      write.resolve(write.events);
+    }
+  }
+
+  /** A failed write (a full disk, say): cut the file back to its last good length and go on. */
+  async #rollBack(batch: Write[], error: unknown): Promise<void> {
+    try {
+      await this.#active!.truncate(this.#durableLength);
+      await this.#active!.seek(this.#durableLength, Deno.SeekMode.Start);
+      await this.#sync(this.#active!);
+    } catch (cutError) {
+      this.#failure = cutError;
+      this.#rejectAll(batch, new StoreFailedError(error));
+      this.#onFatal(cutError);
+      return;
+    }
+    const full = (error as { code?: string }).code === "ENOSPC";
+    this.#rejectAll(batch, full ? new StorageFullError(error) : new WriteFailedError(error));
+  }
+
+  /** Rejects a batch and everything queued behind it (their sequence numbers are given back). */
+  #rejectAll(batch: Write[], failure: Error): void {
+    const queued = this.#queue;
     this.#queue = [];
+    for (const write of batch) write.reject(failure);
+    for (const op of queued) op.reject(failure);
     this.#nextSeq = this.#lastSeq + 1;
   }
 
-  #accept(record: Uint8Array, onEvent: (event: StoredEvent) => void): string | null {
-    let event: StoredEvent;
-    try {
-      event = decodeEvent(record);
-    } catch (error) {
-      if (error instanceof CorruptRecordError) return error.message;
-      throw error;
-    }
-    if (event.seq !== this.#lastSeq + 1) return `Sequence ${event.seq} follows ${this.#lastSeq}`;
-    this.#lastSeq = event.seq;
-    onEvent(event);
-    return null;
+  async #rollNow(): Promise<void> {
+    if (this.#durableLength === 0) return;
+    this.#active!.close();
+    this.#active = undefined;
+    await this.#startSegment(this.#lastSeq + 1);
   }
 
-  #isValid(record: Uint8Array): string | null {
-    try {
-      decodeEvent(record);
-      return null;
-    } catch {
-      return "invalid";
-    }
-  }
-}
-
-/** The log is damaged before its last record; starting would silently lose data. */
-export class CorruptLogError extends Error {
-  constructor(file: string, line: number, offset: number, reason: string) {
-    super(
-      `The event log "${file}" is damaged at line ${line} (byte offset ${offset}): ${reason}. ` +
-        "Valid records follow it, so it is not a torn write; restore from a backup.",
-    );
-    this.name = "CorruptLogError";
+  async #startSegment(first: number): Promise<void> {
+    const path = `${this.#logDir}/${segmentName(first)}`;
+    this.#active = await Deno.open(path, { read: true, write: true, createNew: true });
+    this.#activeFirst = first;
+    this.#durableLength = 0;
+    await syncDirectory(this.#logDir);
   }
 }
 
@@ -246,31 +255,4 @@ async function takeLock(path: string): Promise<Deno.FsFile> {
   await lock.truncate(0);
   await lock.write(new TextEncoder().encode(`${Deno.pid}\n`));
   return lock;
-}
-
-async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
-  let written = 0;
-  while (written < bytes.length) written += await file.write(bytes.subarray(written));
-}
-
-/** Makes a new directory entry durable. */
-export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await Deno.open(dir);
-  try {
-    await handle.sync();
-  } finally {
-    handle.close();
-  }
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

@@ -16,3 +16,19 @@ export class StoreLockedError extends Error {
     this.name = "StoreLockedError";
   }
 }
+
+/** The disk is full: the write was rolled back and may be retried once space is free. */
+export class StorageFullError extends Error {
+  constructor(cause: unknown) {
+    super("The disk is full; nothing was changed. Retry once space is free", { cause });
+    this.name = "StorageFullError";
+  }
+}
+
+/** A write failed and was rolled back; the store goes on taking writes. */
+export class WriteFailedError extends Error {
+  constructor(cause: unknown) {
+    super("The event log could not be written; nothing was changed", { cause });
+    this.name = "WriteFailedError";
+  }
+}

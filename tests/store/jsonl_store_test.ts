@@ -1,3 +1,4 @@
+import { LOG_DIR, segmentName } from "../../src/store/segments.ts";
 import assert from "node:assert/strict";
 import type { CustomerEvent } from "../../src/domain/events.ts";
 import { encodeEvent } from "../../src/store/event_codec.ts";
@@ -6,9 +7,11 @@ import {
   CorruptLogError,
   JsonlEventStore,
   type JsonlStoreOptions,
-  LOG_FILE,
 } from "../../src/store/jsonl_store.ts";
 import { StoreFailedError, StoreLockedError } from "../../src/store/store_errors.ts";
+
+/** The first (and in these tests only) segment of the log. */
+const LOG_FILE = `${LOG_DIR}/${segmentName(1)}`;
 
 type NewEvent = CustomerEvent & EventMeta;
 
@@ -277,7 +280,7 @@ Deno.test("a damaged line followed by valid lines fails replay naming line and b
     const error = await store.replay(() => {}).catch((error) => error);
     assert.ok(error instanceof CorruptLogError, String(error));
     assert.match(error.message, new RegExp(`line 3 \\(byte offset ${offset}\\)`));
-    assert.match(error.message, new RegExp(LOG_FILE));
+    assert.match(error.message, new RegExp(segmentName(1)));
     await assert.rejects(store.append([makeEvent(6)]), /Replay/);
     await store.close();
     assert.deepEqual(await Deno.readFile(path), damaged, "a damaged log is left untouched");
@@ -302,7 +305,7 @@ Deno.test("a sequence gap followed by valid lines fails replay as damage", async
       (error) =>
         error instanceof CorruptLogError &&
         error.message.includes(`line 3 (byte offset ${offset})`) &&
-        error.message.includes("Sequence 4 follows 2"),
+        error.message.includes("sequence 4 where 3 was expected"),
     );
     await store.close();
   });
@@ -331,6 +334,6 @@ Deno.test("append before replay is rejected and writes nothing", async () => {
     const store = await JsonlEventStore.open(dir);
     await assert.rejects(store.append([makeEvent(1)]), /Replay the log before appending/);
     await store.close();
-    assert.equal((await Deno.stat(`${dir}/${LOG_FILE}`)).size, 0);
+    assert.deepEqual([...Deno.readDirSync(`${dir}/${LOG_DIR}`)], [], "no segment was written");
   });
 });

@@ -1,0 +1,39 @@
+/** Makes a directory's entries (new, renamed or removed files) durable. */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await Deno.open(dir);
+  try {
+    await handle.sync();
+  } finally {
+    handle.close();
+  }
+}
+
+/** Writes every byte, however many calls the OS needs. */
+export async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) written += await file.write(bytes.subarray(written));
+}
+
+/**
+ * Replaces `path` atomically with what `fill` writes: a temp file, fsync, rename, fsync of the
+ * directory. A crash leaves either the old file or the new one, never a mix.
+ */
+export async function writeAtomically(
+  dir: string,
+  name: string,
+  fill: (file: Deno.FsFile) => Promise<void>,
+): Promise<void> {
+  const temp = `${dir}/.${name}.tmp`;
+  const file = await Deno.open(temp, { write: true, create: true, truncate: true });
+  try {
+    await fill(file);
+    await file.sync();
+  } catch (error) {
+    file.close();
+    await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
+  file.close();
+  await Deno.rename(temp, `${dir}/${name}`);
+  await syncDirectory(dir);
+}

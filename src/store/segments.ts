@@ -1,0 +1,37 @@
+/** The folder inside DATA_DIR that holds the log segments. */
+export const LOG_DIR = "log";
+const NAME = /^([0-9]{20})(\.compacted)?\.jsonl$/;
+
+/** One file of the log: events from `first` on, until the next segment's first. */
+export interface Segment {
+  path: string;
+  name: string;
+  /** The sequence number of the segment's first event (its name). */
+  first: number;
+  /** A compacted segment had events of deleted customers removed, so its sequence has gaps. */
+  compacted: boolean;
+}
+
+/** The file name of a segment starting at `first`. */
+export function segmentName(first: number, compacted = false): string {
+  return `${String(first).padStart(20, "0")}${compacted ? ".compacted" : ""}.jsonl`;
+}
+
+/** The segments of the log in DATA_DIR, oldest first. */
+export async function listSegments(dataDir: string): Promise<Segment[]> {
+  const dir = `${dataDir}/${LOG_DIR}`;
+  const segments: Segment[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    const match = NAME.exec(entry.name);
+    if (!entry.isFile || match === null) continue;
+    segments.push({
+      path: `${dir}/${entry.name}`,
+      name: entry.name,
+      first: Number(match[1]),
+      compacted: match[2] !== undefined,
+    });
+  }
+  segments.sort((a, b) => a.first - b.first || Number(b.compacted) - Number(a.compacted));
+  // A crash between writing a compacted copy and removing the original leaves both: use the copy.
+  return segments.filter((segment, i) => i === 0 || segments[i - 1].first !== segment.first);
+}
