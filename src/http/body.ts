@@ -1,6 +1,9 @@
+import { ValidationError } from "../domain/errors.ts";
 import { BodyTooLargeError, MalformedBodyError, UnsupportedMediaTypeError } from "./errors.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
+/** Deeper bodies are refused: a customer is 3 levels deep, and recursion must stay bounded. */
+export const MAX_JSON_DEPTH = 32;
 
 /**
  * Reads a JSON body: checks its media type, enforces the size limit while reading
@@ -23,11 +26,31 @@ export async function readJsonBody(
   } catch {
     throw new MalformedBodyError("The request body is not valid UTF-8");
   }
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new MalformedBodyError("The request body is not valid JSON");
   }
+  if (depthExceeds(body, MAX_JSON_DEPTH)) {
+    throw new ValidationError([{
+      pointer: "",
+      detail: `must not be nested deeper than ${MAX_JSON_DEPTH} levels`,
+    }]);
+  }
+  return body;
+}
+
+/** True when objects or arrays nest deeper than `limit`; iterative, so any depth is safe. */
+function depthExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== "object" || current === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {

@@ -1,0 +1,206 @@
+import assert from "node:assert/strict";
+import { type Config, ConfigError, loadConfig, MIN_SECRET_BYTES } from "../src/config.ts";
+
+const SECRET_32 = "0123456789abcdef0123456789abcdef";
+
+function load(vars: Record<string, string>): Config {
+  return loadConfig((name) => vars[name]);
+}
+
+function assertConfigError(vars: Record<string, string>, message: string): void {
+  assert.throws(() => load(vars), (error: unknown) => {
+    assert.ok(error instanceof ConfigError, `got ${error}`);
+    assert.equal(error.message, message);
+    return true;
+  });
+}
+
+Deno.test("with nothing set, the defaults of contract §1 apply in development mode", () => {
+  assert.deepEqual(load({}), {
+    port: 8000,
+    host: "127.0.0.1",
+    dataDir: "./data",
+    keySource: { kind: "dev" },
+    jwtIssuer: undefined,
+    jwtAudience: undefined,
+    maxBodyBytes: 65536,
+    snapshotEvery: 100_000,
+    eraseWithinSeconds: 3600,
+    segmentMaxBytes: 64 * 1024 * 1024,
+  });
+});
+
+Deno.test("empty variables count as unset", () => {
+  const vars = {
+    PORT: "",
+    HOST: "",
+    DATA_DIR: "",
+    JWT_SECRET: "",
+    JWKS_FILE: "",
+    JWKS_URL: "",
+    JWT_ISSUER: "",
+    JWT_AUDIENCE: "",
+    MAX_BODY_BYTES: "",
+    SNAPSHOT_EVERY: "",
+    ERASE_WITHIN_SECONDS: "",
+    SEGMENT_MAX_BYTES: "",
+  };
+  assert.deepEqual(load(vars), load({}));
+});
+
+Deno.test("HOST, DATA_DIR, JWT_ISSUER and JWT_AUDIENCE are taken as given", () => {
+  const config = load({
+    HOST: "0.0.0.0",
+    DATA_DIR: "/var/lib/customers",
+    JWT_ISSUER: "https://id.example",
+    JWT_AUDIENCE: "customer-api",
+  });
+  assert.equal(config.host, "0.0.0.0");
+  assert.equal(config.dataDir, "/var/lib/customers");
+  assert.equal(config.jwtIssuer, "https://id.example");
+  assert.equal(config.jwtAudience, "customer-api");
+});
+
+Deno.test("PORT accepts 0 (any free port) through 65535", () => {
+  assert.equal(load({ PORT: "0" }).port, 0);
+  assert.equal(load({ PORT: "8080" }).port, 8080);
+  assert.equal(load({ PORT: "65535" }).port, 65535);
+});
+
+Deno.test("PORT outside 0 to 65535 or not an integer is refused, quoting it", () => {
+  for (const port of ["65536", "-1", "abc", "80.5", " 80", "8e3", "0x50"]) {
+    assertConfigError({ PORT: port }, `PORT "${port}" must be an integer from 0 to 65535`);
+  }
+});
+
+Deno.test("a JWT_SECRET of at least 32 bytes is the key source", () => {
+  assert.equal(MIN_SECRET_BYTES, 32);
+  assert.deepEqual(load({ JWT_SECRET: SECRET_32 }).keySource, {
+    kind: "secret",
+    secret: new TextEncoder().encode(SECRET_32),
+  });
+});
+
+Deno.test("a JWT_SECRET shorter than 32 bytes is refused with a message naming it", () => {
+  assertConfigError(
+    { JWT_SECRET: SECRET_32.slice(1) },
+    "JWT_SECRET is 31 bytes; use at least 32 random bytes",
+  );
+  assertConfigError(
+    { JWT_SECRET: "secret" },
+    "JWT_SECRET is 6 bytes; use at least 32 random bytes",
+  );
+});
+
+Deno.test("JWT_SECRET length is counted in UTF-8 bytes, not characters", () => {
+  const sixteenChars = "é".repeat(16);
+  assert.deepEqual(load({ JWT_SECRET: sixteenChars }).keySource, {
+    kind: "secret",
+    secret: new TextEncoder().encode(sixteenChars),
+  });
+});
+
+Deno.test("two key sources are refused, naming both", () => {
+  assertConfigError(
+    { JWT_SECRET: SECRET_32, JWKS_FILE: "/etc/jwks.json" },
+    "Set exactly one key source, not JWT_SECRET and JWKS_FILE",
+  );
+  assertConfigError(
+    { JWKS_FILE: "/etc/jwks.json", JWKS_URL: "https://id.example/jwks" },
+    "Set exactly one key source, not JWKS_FILE and JWKS_URL",
+  );
+});
+
+Deno.test("three key sources are refused, naming all three", () => {
+  assertConfigError(
+    { JWT_SECRET: SECRET_32, JWKS_FILE: "/etc/jwks.json", JWKS_URL: "https://id.example/jwks" },
+    "Set exactly one key source, not JWT_SECRET and JWKS_FILE and JWKS_URL",
+  );
+});
+
+Deno.test("two key sources are refused even when the secret is also too short", () => {
+  assertConfigError(
+    { JWT_SECRET: "short", JWKS_FILE: "/etc/jwks.json" },
+    "Set exactly one key source, not JWT_SECRET and JWKS_FILE",
+  );
+});
+
+Deno.test("JWKS_FILE alone is the key source", () => {
+  assert.deepEqual(load({ JWKS_FILE: "/etc/jwks.json" }).keySource, {
+    kind: "jwks-file",
+    path: "/etc/jwks.json",
+  });
+});
+
+Deno.test("JWKS_URL alone is the key source with a 30 s refetch cooldown by default", () => {
+  assert.deepEqual(load({ JWKS_URL: "https://id.example/.well-known/jwks.json" }).keySource, {
+    kind: "jwks-url",
+    url: new URL("https://id.example/.well-known/jwks.json"),
+    cooldownMs: 30_000,
+  });
+});
+
+Deno.test("a JWKS_URL that is not an http(s) URL is refused, quoting it", () => {
+  assertConfigError({ JWKS_URL: "not a url" }, 'JWKS_URL "not a url" is not a URL');
+  assertConfigError(
+    { JWKS_URL: "file:///etc/jwks.json" },
+    'JWKS_URL "file:///etc/jwks.json" must be an https:// URL',
+  );
+});
+
+Deno.test("MAX_BODY_BYTES defaults to 64 KiB and accepts 1 KiB through 16 MiB", () => {
+  assert.equal(load({}).maxBodyBytes, 65536);
+  assert.equal(load({ MAX_BODY_BYTES: "1024" }).maxBodyBytes, 1024);
+  assert.equal(load({ MAX_BODY_BYTES: "16777216" }).maxBodyBytes, 16777216);
+});
+
+Deno.test("MAX_BODY_BYTES outside 1 KiB to 16 MiB or not an integer is refused, quoting it", () => {
+  for (const value of ["1023", "16777217", "0", "64k", "-5"]) {
+    assertConfigError(
+      { MAX_BODY_BYTES: value },
+      `MAX_BODY_BYTES "${value}" must be an integer from 1024 to 16777216`,
+    );
+  }
+});
+
+Deno.test("SNAPSHOT_EVERY, ERASE_WITHIN_SECONDS and SEGMENT_MAX_BYTES accept their bounds", () => {
+  const low = load({ SNAPSHOT_EVERY: "1", ERASE_WITHIN_SECONDS: "0", SEGMENT_MAX_BYTES: "4096" });
+  assert.deepEqual(
+    [low.snapshotEvery, low.eraseWithinSeconds, low.segmentMaxBytes],
+    [1, 0, 4096],
+  );
+  const high = load({
+    SNAPSHOT_EVERY: "100000000",
+    ERASE_WITHIN_SECONDS: "2592000",
+    SEGMENT_MAX_BYTES: "1099511627776",
+  });
+  assert.deepEqual(
+    [high.snapshotEvery, high.eraseWithinSeconds, high.segmentMaxBytes],
+    [100_000_000, 2_592_000, 2 ** 40],
+  );
+});
+
+Deno.test("SNAPSHOT_EVERY, ERASE_WITHIN_SECONDS and SEGMENT_MAX_BYTES out of range are refused", () => {
+  assertConfigError(
+    { SNAPSHOT_EVERY: "0" },
+    'SNAPSHOT_EVERY "0" must be an integer from 1 to 100000000',
+  );
+  assertConfigError(
+    { ERASE_WITHIN_SECONDS: "2592001" },
+    'ERASE_WITHIN_SECONDS "2592001" must be an integer from 0 to 2592000',
+  );
+  assertConfigError(
+    { SEGMENT_MAX_BYTES: "4095" },
+    'SEGMENT_MAX_BYTES "4095" must be an integer from 4096 to 1099511627776',
+  );
+});
+
+Deno.test("JWKS_COOLDOWN_SECONDS sets the refetch cooldown of JWKS_URL within 1 to 3600", () => {
+  const url = "https://id.example/jwks";
+  const config = load({ JWKS_URL: url, JWKS_COOLDOWN_SECONDS: "5" });
+  assert.deepEqual(config.keySource, { kind: "jwks-url", url: new URL(url), cooldownMs: 5000 });
+  assertConfigError(
+    { JWKS_URL: url, JWKS_COOLDOWN_SECONDS: "0" },
+    'JWKS_COOLDOWN_SECONDS "0" must be an integer from 1 to 3600',
+  );
+});
