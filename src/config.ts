@@ -73,8 +73,12 @@ function keySource(env: (name: string) => string | undefined, name: string | und
     } catch {
       throw new ConfigError(`JWKS_URL "${value}" is not a URL`);
     }
-    if (url.protocol !== "https:" && url.protocol !== "http:") {
-      throw new ConfigError(`JWKS_URL "${value}" must be an https:// URL`);
+    // Keys fetched without TLS could be swapped on the way; plain http is for loopback only.
+    const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+    if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
+      throw new ConfigError(
+        `JWKS_URL "${value}" must be an https:// URL (http:// only on loopback)`,
+      );
     }
     const cooldownMs = integer(env, "JWKS_COOLDOWN_SECONDS", 30, 1, 3600) * 1000;
     return { kind: "jwks-url", url, cooldownMs };

@@ -140,12 +140,17 @@ Deno.test("JWKS_URL alone is the key source with a 30 s refetch cooldown by defa
   });
 });
 
-Deno.test("a JWKS_URL that is not an http(s) URL is refused, quoting it", () => {
+Deno.test("a JWKS_URL that is not https (or http on loopback) is refused, quoting it", () => {
   assertConfigError({ JWKS_URL: "not a url" }, 'JWKS_URL "not a url" is not a URL');
-  assertConfigError(
-    { JWKS_URL: "file:///etc/jwks.json" },
-    'JWKS_URL "file:///etc/jwks.json" must be an https:// URL',
-  );
+  for (const url of ["file:///etc/jwks.json", "http://idp.example.com/jwks.json"]) {
+    assertConfigError(
+      { JWKS_URL: url },
+      `JWKS_URL "${url}" must be an https:// URL (http:// only on loopback)`,
+    );
+  }
+  for (const url of ["https://idp.example.com/jwks", "http://127.0.0.1:9999/jwks"]) {
+    assert.equal(load({ JWKS_URL: url }).keySource.kind, "jwks-url");
+  }
 });
 
 Deno.test("MAX_BODY_BYTES defaults to 64 KiB and accepts 1 KiB through 16 MiB", () => {
