@@ -1,10 +1,27 @@
 import type { Authenticate } from "./http/auth.ts";
+import type { CorsPolicy } from "./http/cors.ts";
 import { customerHandlers, type Handler, JSON_TYPE } from "./http/customer_handlers.ts";
-import { MethodNotAllowedError, RouteNotFoundError } from "./http/errors.ts";
+import {
+  MethodNotAllowedError,
+  OriginNotAllowedError,
+  RateLimitedError,
+  RouteNotFoundError,
+} from "./http/errors.ts";
+import type { Metrics } from "./http/metrics.ts";
 import { problemResponse } from "./http/problem.ts";
+import type { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf } from "./http/request_id.ts";
 import { type Route, Router } from "./http/router.ts";
 import type { CustomerService } from "./service/customer_service.ts";
+
+/** One finished request, for the access log; it holds no personal data and no token. */
+export interface RequestRecord {
+  request_id: string;
+  method: string;
+  route: string;
+  status: number;
+  duration_ms: number;
+}
 
 /** Everything the HTTP handler is built from. */
 export interface AppDeps {
@@ -14,11 +31,24 @@ export interface AppDeps {
   maxBodyBytes: number;
   /** Receives unexpected errors (the client only sees a generic 500). */
   onError?: (error: unknown, requestId: string) => void;
+  /** Receives every finished request. */
+  onRequest?: (record: RequestRecord) => void;
+  metrics?: Metrics;
+  /** Per-subject rate limit; none means unlimited. */
+  rateLimiter?: RateLimiter;
+  /** CORS allow-list; none means CORS is off. */
+  cors?: CorsPolicy;
 }
 
 type PublicHandler = (request: Request) => Response;
 
-/** Builds the request handler: route table, auth in front, one error boundary. */
+/** What routing learned about a request, for the headers and the log. */
+interface Outcome {
+  route: string;
+  rateHeaders?: Record<string, string>;
+}
+
+/** Builds the request handler: route tables, auth in front, one error boundary. */
 export function createHandler(deps: AppDeps): (request: Request) => Promise<Response> {
   const customers = customerHandlers(deps.service, deps.maxBodyBytes);
   const api = new Router<Handler>(
@@ -38,39 +68,73 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
   const open = new Router<PublicHandler>([
     { pathname: "/healthz", methods: { GET: () => status("ok") } },
     { pathname: "/readyz", methods: { GET: () => status("ready") } },
+    { pathname: "/metrics", methods: { GET: metricsPage } },
   ]);
 
+  function metricsPage(): Response {
+    const body = deps.metrics?.render() ?? "";
+    return new Response(body, {
+      headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
+    });
+  }
+
   return async (request) => {
+    const started = performance.now();
     const requestId = requestIdOf(request);
+    const outcome: Outcome = { route: "unmatched" };
     let response: Response;
     try {
-      response = await route(request, requestId);
+      response = await route(request, requestId, outcome);
     } catch (error) {
       response = problemResponse(error, requestId);
       if (response.status >= 500) deps.onError?.(error, requestId);
     }
-    response.headers.set("x-request-id", requestId);
-    response.headers.set("x-content-type-options", "nosniff");
+    const headers = response.headers;
+    headers.set("x-request-id", requestId);
+    headers.set("x-content-type-options", "nosniff");
+    if (outcome.rateHeaders !== undefined) {
+      for (const [name, value] of Object.entries(outcome.rateHeaders)) headers.set(name, value);
+    }
+    deps.cors?.decorate(request.headers.get("origin"), headers);
     if (request.method === "HEAD" && response.body !== null) {
       await response.body.cancel();
-      return new Response(null, { status: response.status, headers: response.headers });
+      response = new Response(null, { status: response.status, headers });
     }
+    const seconds = (performance.now() - started) / 1000;
+    deps.metrics?.observeRequest(outcome.route, request.method, response.status, seconds);
+    deps.onRequest?.({
+      request_id: requestId,
+      method: request.method,
+      route: outcome.route,
+      status: response.status,
+      duration_ms: Math.round(seconds * 1e6) / 1000,
+    });
     return response;
   };
 
-  async function route(request: Request, requestId: string): Promise<Response> {
+  async function route(request: Request, requestId: string, outcome: Outcome): Promise<Response> {
     const url = new URL(request.url);
     const found = api.match(request.method, url.pathname);
     if (found.kind === "found") {
+      outcome.route = found.route;
       const principal = await deps.authenticate(request);
+      if (deps.rateLimiter !== undefined) {
+        const decision = deps.rateLimiter.take(principal.sub);
+        outcome.rateHeaders = deps.rateLimiter.headers(decision);
+        if (!decision.allowed) throw new RateLimitedError(decision.retryAfter);
+      }
       return await found.handler(request, { url, params: found.params, requestId, principal });
     }
-    const other = found.kind === "not_found" ? open.match(request.method, url.pathname) : found;
-    if (other.kind === "found") return other.handler(request);
-    if (other.kind === "method_not_allowed") {
-      throw new MethodNotAllowedError(request.method, other.allow);
+    const match = found.kind === "not_found" ? open.match(request.method, url.pathname) : found;
+    if (match.kind === "not_found") throw new RouteNotFoundError(url.pathname);
+    outcome.route = match.route;
+    if (match.kind === "found") return match.handler(request);
+    if (deps.cors?.isPreflight(request)) {
+      const origin = request.headers.get("origin")!;
+      if (!deps.cors.allows(origin)) throw new OriginNotAllowedError(origin);
+      return deps.cors.preflight(origin, match.allow);
     }
-    throw new RouteNotFoundError(url.pathname);
+    throw new MethodNotAllowedError(request.method, match.allow);
   }
 }
 

@@ -1,3 +1,7 @@
+import type { RatePolicy } from "./http/rate_limit.ts";
+import { parseRatePolicy } from "./http/rate_limit.ts";
+import type { LogLevel } from "./log.ts";
+
 /** The service's settings, read once from the environment (contract §1). */
 export interface Config {
   port: number;
@@ -14,6 +18,11 @@ export interface Config {
   eraseWithinSeconds: number;
   /** Start a new log segment at this size. */
   segmentMaxBytes: number;
+  logLevel: LogLevel;
+  /** Per-subject rate limit; undefined means off. */
+  rateLimit?: RatePolicy;
+  /** Origins allowed by CORS; empty means CORS is off. */
+  corsOrigins: string[];
 }
 
 /** One of the three key sources of contract §1, or none (development mode). */
@@ -51,6 +60,9 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
     snapshotEvery: integer(env, "SNAPSHOT_EVERY", 100_000, 1, 100_000_000),
     eraseWithinSeconds: integer(env, "ERASE_WITHIN_SECONDS", 3600, 0, 30 * 86400),
     segmentMaxBytes: integer(env, "SEGMENT_MAX_BYTES", 64 * 1024 * 1024, 4096, 2 ** 40),
+    logLevel: logLevel(env("LOG_LEVEL")),
+    rateLimit: rateLimit(env),
+    corsOrigins: corsOrigins(env("CORS_ORIGINS")),
   };
 }
 
@@ -84,6 +96,43 @@ function keySource(env: (name: string) => string | undefined, name: string | und
     return { kind: "jwks-url", url, cooldownMs };
   }
   return { kind: "dev" };
+}
+
+function logLevel(value: string | undefined): LogLevel {
+  if (!nonEmpty(value)) return "info";
+  if (["debug", "info", "warn", "error"].includes(value)) return value as LogLevel;
+  throw new ConfigError(`LOG_LEVEL "${value}" must be debug, info, warn or error`);
+}
+
+function rateLimit(env: (name: string) => string | undefined): RatePolicy | undefined {
+  const value = env("RATE_LIMIT");
+  if (!nonEmpty(value) || value === "off") return undefined;
+  const burst = nonEmpty(env("RATE_LIMIT_BURST"))
+    ? integer(env, "RATE_LIMIT_BURST", 1, 1, 1_000_000_000)
+    : undefined;
+  try {
+    return parseRatePolicy(value, burst);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
+function corsOrigins(value: string | undefined): string[] {
+  if (!nonEmpty(value)) return [];
+  return value.split(",").map((item) => item.trim()).filter((item) => item !== "").map((origin) => {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // Reported below.
+    }
+    if (parsed === undefined || parsed.origin !== origin) {
+      throw new ConfigError(
+        `CORS_ORIGINS entry "${origin}" must be an exact origin such as https://app.example.com (no "*", path or trailing slash)`,
+      );
+    }
+    return origin;
+  });
 }
 
 function nonEmpty(value: string | undefined): value is string {

@@ -5,7 +5,10 @@ import { ConfigError, loadConfig } from "./config.ts";
 import { createAuthenticator, type Principal } from "./http/auth.ts";
 import { UnusableKeySetError } from "./http/key_sources.ts";
 import { TokenCache } from "./http/token_cache.ts";
-import { createLogger } from "./log.ts";
+import { CorsPolicy } from "./http/cors.ts";
+import { Metrics } from "./http/metrics.ts";
+import { RateLimiter } from "./http/rate_limit.ts";
+import { createLogger, type LogLevel } from "./log.ts";
 import { Persistence } from "./persistence.ts";
 import { CustomerProjection } from "./projection.ts";
 import { CustomerService } from "./service/customer_service.ts";
@@ -13,13 +16,18 @@ import { CorruptLogError, JsonlEventStore } from "./store/jsonl_store.ts";
 import { StoreLockedError } from "./store/store_errors.ts";
 
 const encoder = new TextEncoder();
-const log = createLogger("info", (line) => Deno.stdout.writeSync(encoder.encode(`${line}\n`)));
+const log = createLogger(
+  (Deno.env.get("LOG_LEVEL") as LogLevel | undefined) ?? "info",
+  (line) => Deno.stdout.writeSync(encoder.encode(`${line}\n`)),
+);
 /** Exit code after a failed fsync: the process must not go on writing (EX_IOERR). */
 const EXIT_IO_ERROR = 74;
 
 /** The composition root: config, store, recovery, then serve; the only module with side effects. */
 async function main(): Promise<void> {
   const config = loadConfig((name) => Deno.env.get(name));
+  const projection = new CustomerProjection();
+  const metrics = new Metrics(() => projection.size);
   const store = await JsonlEventStore.open(config.dataDir, {
     warn: (msg, fields) => log.warn(msg, fields),
     onFatal: (error) => {
@@ -30,14 +38,21 @@ async function main(): Promise<void> {
       setTimeout(() => Deno.exit(EXIT_IO_ERROR), 200);
     },
     segmentMaxBytes: config.segmentMaxBytes,
+    sync: async (file) => {
+      const started = performance.now();
+      await file.syncData();
+      metrics.observeFsync((performance.now() - started) / 1000);
+    },
   });
-  const projection = new CustomerProjection();
   const service = new CustomerService({
     store,
     projection,
     clock: Date.now,
     newId: monotonicFactory(),
-    onCommit: (event) => persistence.noteWrite(event.type === "customer.deleted"),
+    onCommit: (event) => {
+      metrics.eventsAppended(1);
+      persistence.noteWrite(event.type === "customer.deleted");
+    },
   });
   // Writes start only after recovery, so onCommit above never sees this before it is set.
   const persistence = new Persistence(store, service, log, {
@@ -67,6 +82,10 @@ async function main(): Promise<void> {
     maxBodyBytes: config.maxBodyBytes,
     onError: (error, requestId) =>
       log.error("unexpected error", { request_id: requestId, error: String(error) }),
+    onRequest: (record) => log.info("request", { ...record }),
+    metrics,
+    rateLimiter: config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit),
+    cors: config.corsOrigins.length === 0 ? undefined : new CorsPolicy(config.corsOrigins),
   });
 
   const server = Deno.serve({

@@ -27,6 +27,9 @@ Deno.test("with nothing set, the defaults of contract §1 apply in development m
     snapshotEvery: 100_000,
     eraseWithinSeconds: 3600,
     segmentMaxBytes: 64 * 1024 * 1024,
+    logLevel: "info",
+    rateLimit: undefined,
+    corsOrigins: [],
   });
 });
 

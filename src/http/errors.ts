@@ -88,3 +88,21 @@ export class KeySetUnavailableError extends Error {
     this.name = "KeySetUnavailableError";
   }
 }
+
+/** The caller used up its rate limit. */
+export class RateLimitedError extends Error {
+  readonly retryAfter: number;
+  constructor(retryAfter: number) {
+    super(`Too many requests; retry after ${retryAfter} s`);
+    this.name = "RateLimitedError";
+    this.retryAfter = retryAfter;
+  }
+}
+
+/** A CORS preflight from an origin that is not on the allow-list. */
+export class OriginNotAllowedError extends Error {
+  constructor(origin: string) {
+    super(`Origin "${origin}" is not allowed`);
+    this.name = "OriginNotAllowedError";
+  }
+}

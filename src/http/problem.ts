@@ -17,6 +17,8 @@ import {
   MalformedBodyError,
   MethodNotAllowedError,
   MissingCredentialsError,
+  OriginNotAllowedError,
+  RateLimitedError,
   RouteNotFoundError,
   UnsupportedMediaTypeError,
 } from "./errors.ts";
@@ -128,6 +130,16 @@ function toProblem(error: unknown): Problem {
         "www-authenticate": `${REALM}, error="insufficient_scope", scope="${error.scope}"`,
       },
     };
+  }
+  if (error instanceof RateLimitedError) {
+    return {
+      ...kind(429, "rate-limited", "Too many requests"),
+      detail,
+      headers: { "retry-after": String(error.retryAfter) },
+    };
+  }
+  if (error instanceof OriginNotAllowedError) {
+    return { ...kind(403, "origin-not-allowed", "Origin not allowed"), detail };
   }
   if (error instanceof KeySetUnavailableError) {
     return {

@@ -11,7 +11,7 @@ export interface Route<H> {
 export type RouteMatch<H> =
   | { kind: "found"; handler: H; params: Params; route: string }
   | { kind: "not_found" }
-  | { kind: "method_not_allowed"; allow: string[] };
+  | { kind: "method_not_allowed"; allow: string[]; route: string };
 
 interface CompiledRoute<H> {
   pathname: string;
@@ -43,7 +43,9 @@ export class Router<H> {
       const result = route.pattern.exec({ pathname });
       if (result === null) continue;
       const handler = route.methods[method] ?? (method === "HEAD" ? route.methods.GET : undefined);
-      if (handler === undefined) return { kind: "method_not_allowed", allow: route.allow };
+      if (handler === undefined) {
+        return { kind: "method_not_allowed", allow: route.allow, route: route.pathname };
+      }
       return { kind: "found", handler, params: result.pathname.groups, route: route.pathname };
     }
     return { kind: "not_found" };

@@ -39,6 +39,7 @@ Deno.test("a known path with another method is method_not_allowed with its allow
   assert.deepEqual(router.match("PATCH", "/api/customers"), {
     kind: "method_not_allowed",
     allow: ["GET", "POST", "HEAD"],
+    route: "/api/customers",
   });
 });
 
@@ -46,6 +47,7 @@ Deno.test("the allow list adds HEAD after the route's methods when GET exists", 
   assert.deepEqual(router.match("POST", "/api/customers/x"), {
     kind: "method_not_allowed",
     allow: ["GET", "PUT", "DELETE", "HEAD"],
+    route: "/api/customers/:id",
   });
 });
 
@@ -53,6 +55,7 @@ Deno.test("the allow list has no HEAD when the route has no GET", () => {
   assert.deepEqual(router.match("GET", "/api/commands"), {
     kind: "method_not_allowed",
     allow: ["POST"],
+    route: "/api/commands",
   });
 });
 
@@ -60,6 +63,7 @@ Deno.test("the allow list names HEAD once when the route declares it explicitly"
   assert.deepEqual(router.match("PUT", "/api/explicit"), {
     kind: "method_not_allowed",
     allow: ["GET", "HEAD"],
+    route: "/api/explicit",
   });
 });
 
@@ -82,5 +86,6 @@ Deno.test("HEAD on a route without GET is method_not_allowed", () => {
   assert.deepEqual(router.match("HEAD", "/api/commands"), {
     kind: "method_not_allowed",
     allow: ["POST"],
+    route: "/api/commands",
   });
 });

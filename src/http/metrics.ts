@@ -1,0 +1,85 @@
+/** Latency buckets in seconds, for requests and for fsync. */
+const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+const FSYNC_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1];
+
+class Histogram {
+  readonly counts: number[];
+  sum = 0;
+  count = 0;
+  constructor(readonly buckets: readonly number[]) {
+    this.counts = buckets.map(() => 0);
+  }
+  observe(value: number): void {
+    this.sum += value;
+    this.count++;
+    for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]) this.counts[i]++;
+  }
+  render(name: string, labels: string): string[] {
+    const sep = labels === "" ? "" : ",";
+    const lines = this.buckets.map((le, i) =>
+      `${name}_bucket{${labels}${sep}le="${le}"} ${this.counts[i]}`
+    );
+    lines.push(`${name}_bucket{${labels}${sep}le="+Inf"} ${this.count}`);
+    const braces = labels === "" ? "" : `{${labels}}`;
+    lines.push(`${name}_sum${braces} ${this.sum}`, `${name}_count${braces} ${this.count}`);
+    return lines;
+  }
+}
+
+/** The service's Prometheus metrics (contract §7), rendered in the text exposition format. */
+export class Metrics {
+  #requests = new Map<string, number>();
+  #latency = new Map<string, Histogram>();
+  #fsync = new Histogram(FSYNC_BUCKETS);
+  #events = 0;
+  #customers: () => number;
+
+  constructor(customersLive: () => number) {
+    this.#customers = customersLive;
+  }
+
+  /** Counts a request by route pattern, method and status, and observes its duration. */
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    const key = `route="${route}",method="${method}",status="${status}"`;
+    this.#requests.set(key, (this.#requests.get(key) ?? 0) + 1);
+    let histogram = this.#latency.get(route);
+    if (histogram === undefined) {
+      this.#latency.set(route, histogram = new Histogram(REQUEST_BUCKETS));
+    }
+    histogram.observe(seconds);
+  }
+
+  /** Counts durable events. */
+  eventsAppended(count: number): void {
+    this.#events += count;
+  }
+
+  /** Observes one fsync of the log. */
+  observeFsync(seconds: number): void {
+    this.#fsync.observe(seconds);
+  }
+
+  /** The metrics in Prometheus text format 0.0.4. */
+  render(): string {
+    const lines = [
+      "# HELP http_requests_total HTTP requests by route pattern, method and status.",
+      "# TYPE http_requests_total counter",
+      ...[...this.#requests].map(([labels, n]) => `http_requests_total{${labels}} ${n}`),
+      "# HELP http_request_duration_seconds HTTP request latency by route pattern.",
+      "# TYPE http_request_duration_seconds histogram",
+      ...[...this.#latency].flatMap(([route, h]) =>
+        h.render("http_request_duration_seconds", `route="${route}"`)
+      ),
+      "# HELP events_appended_total Events made durable in the log.",
+      "# TYPE events_appended_total counter",
+      `events_appended_total ${this.#events}`,
+      "# HELP log_fsync_duration_seconds Latency of fdatasync on the event log.",
+      "# TYPE log_fsync_duration_seconds histogram",
+      ...this.#fsync.render("log_fsync_duration_seconds", ""),
+      "# HELP customers_live Live customers in memory.",
+      "# TYPE customers_live gauge",
+      `customers_live ${this.#customers()}`,
+    ];
+    return lines.join("\n") + "\n";
+  }
+}
