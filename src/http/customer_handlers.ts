@@ -44,7 +44,9 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
         params.set("cursor", next);
         headers.link = `<${context.url.pathname}?${params}>; rel="next"`;
       }
-      return new Response(JSON.stringify({ data: page.items, next_cursor: next }), { headers });
+      const data = page.items.map(customerJson).join(",");
+      const body = `{"data":[${data}],"next_cursor":${next === null ? "null" : `"${next}"`}}`;
+      return new Response(body, { headers });
     },
 
     async create(request: Request, context: HandlerContext): Promise<Response> {
@@ -106,8 +108,17 @@ function live(service: CustomerService, id: string | undefined): Customer {
   return customer;
 }
 
+/** Serialised customers; a customer object never changes, so its JSON never goes stale. */
+const jsonCache = new WeakMap<Customer, string>();
+
+function customerJson(customer: Customer): string {
+  let json = jsonCache.get(customer);
+  if (json === undefined) jsonCache.set(customer, json = JSON.stringify(customer));
+  return json;
+}
+
 function customerResponse(customer: Customer, status: number): Response {
-  return new Response(JSON.stringify(customer), {
+  return new Response(customerJson(customer), {
     status,
     headers: { "content-type": JSON_TYPE, etag: etag(customer.version) },
   });

@@ -15,7 +15,7 @@ export type RouteMatch<H> =
 
 interface CompiledRoute<H> {
   pathname: string;
-  pattern: URLPattern;
+  match: (pathname: string) => Params | null;
   methods: Partial<Record<string, H>>;
   allow: string[];
 }
@@ -30,7 +30,7 @@ export class Router<H> {
       if (route.methods.GET !== undefined && route.methods.HEAD === undefined) allow.push("HEAD");
       return {
         pathname: route.pathname,
-        pattern: new URLPattern({ pathname: route.pathname }),
+        match: compile(route.pathname),
         methods: route.methods,
         allow,
       };
@@ -40,14 +40,43 @@ export class Router<H> {
   /** Finds the handler for a request; the pathname is matched as a string, which is fast. */
   match(method: string, pathname: string): RouteMatch<H> {
     for (const route of this.#routes) {
-      const result = route.pattern.exec({ pathname });
-      if (result === null) continue;
+      const params = route.match(pathname);
+      if (params === null) continue;
       const handler = route.methods[method] ?? (method === "HEAD" ? route.methods.GET : undefined);
       if (handler === undefined) {
         return { kind: "method_not_allowed", allow: route.allow, route: route.pathname };
       }
-      return { kind: "found", handler, params: result.pathname.groups, route: route.pathname };
+      return { kind: "found", handler, params, route: route.pathname };
     }
     return { kind: "not_found" };
   }
+}
+
+/** Literal segments and `:name` segments only: the shape the segment matcher handles. */
+const SIMPLE = /^(\/([A-Za-z0-9_.~-]+|:[A-Za-z_][A-Za-z0-9_]*))+$/;
+
+/**
+ * Compiles a URLPattern pathname. A simple pattern (literal and `:name` segments) is matched by
+ * splitting on "/", which answers exactly as URLPattern does for such patterns and is many times
+ * faster (a test compares the two); anything richer is left to URLPattern itself.
+ */
+export function compile(pathname: string): (pathname: string) => Params | null {
+  if (!SIMPLE.test(pathname)) {
+    const pattern = new URLPattern({ pathname });
+    return (input) => pattern.exec({ pathname: input })?.pathname.groups ?? null;
+  }
+  const parts = pathname.split("/");
+  return (input) => {
+    const segments = input.split("/");
+    if (segments.length !== parts.length) return null;
+    const params: Params = {};
+    for (let i = 1; i < parts.length; i++) {
+      const part = parts[i];
+      if (part.charCodeAt(0) === 58) {
+        if (segments[i] === "") return null;
+        params[part.slice(1)] = segments[i];
+      } else if (part !== segments[i]) return null;
+    }
+    return params;
+  };
 }

@@ -1,0 +1,236 @@
+import { COUNTRY_CODES } from "../domain/country_codes.ts";
+import { ADDRESS_FIELDS, READ_ONLY_FIELDS } from "../domain/customer.ts";
+import { LIMITS } from "../domain/validation.ts";
+
+/** A JSON Schema (2020-12, as OpenAPI 3.1 uses it), kept loose on purpose: it is data. */
+export type Schema = Record<string, unknown>;
+
+// The validator's rules as ECMA-262 patterns; tests/contract/schema_agreement_test.ts proves
+// that these schemas and parseCustomerInput accept and refuse exactly the same bodies.
+const ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
+const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+const TOP_LABEL = "(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{0,58}[A-Za-z0-9])";
+/** An ASCII dot-atom local part of at most 64 characters, then a DNS domain of at most 253. */
+export const EMAIL_PATTERN =
+  `^(?=[^@]{1,64}@)${ATOM}(?:\\.${ATOM})*@(?=[^@]{1,253}$)(?:${LABEL}\\.)+${TOP_LABEL}$`;
+/** E.164: a plus sign and 2 to 15 digits. */
+export const E164_PATTERN = "^\\+[0-9]{2,15}$";
+/** A name whose trimmed form has 1 to `nameMax` code points (`\s` is what String#trim strips). */
+export const NAME_INPUT_PATTERN = `^\\s*\\S(?:[\\s\\S]{0,${LIMITS.nameMax - 2}}\\S)?\\s*$`;
+/** A ULID: 26 upper-case Crockford base32 characters. */
+export const ULID_PATTERN = "^[0-7][0-9A-HJKMNP-TV-Z]{25}$";
+const TIMESTAMP_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$";
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: "null" }] });
+
+const email: Schema = {
+  type: "string",
+  format: "email",
+  maxLength: LIMITS.emailMax,
+  pattern: EMAIL_PATTERN,
+  description: "A valid address, unique among live customers (compared case-insensitively).",
+  examples: ["ada@example.com"],
+};
+const phone: Schema = {
+  type: ["string", "null"],
+  pattern: E164_PATTERN,
+  description: "E.164: `+` then 2 to 15 digits.",
+  examples: ["+442079460958"],
+};
+const metadataInput: Schema = {
+  type: ["object", "null"],
+  maxProperties: LIMITS.metadataKeysMax,
+  propertyNames: { minLength: 1, maxLength: LIMITS.metadataKeyMax },
+  additionalProperties: { type: "string", maxLength: LIMITS.metadataValueMax },
+  description: `String to string, at most ${LIMITS.metadataKeysMax} keys of 1 to ` +
+    `${LIMITS.metadataKeyMax} characters, values of at most ${LIMITS.metadataValueMax}; ` +
+    "`null` or left out means `{}`.",
+};
+const readOnlyIgnored = Object.fromEntries(
+  READ_ONLY_FIELDS.map((field) => [field, {
+    readOnly: true,
+    description: "Set by the server; ignored when sent, so a body from GET can be PUT back.",
+  }]),
+);
+
+const address: Schema = {
+  type: "object",
+  description: "A postal address; every field is optional and may be `null`. " +
+    "Unknown fields are refused.",
+  additionalProperties: false,
+  properties: Object.fromEntries(ADDRESS_FIELDS.map((field) => [
+    field,
+    field === "country"
+      ? {
+        type: ["string", "null"],
+        enum: [...[...COUNTRY_CODES].sort(), null],
+        description: "An officially assigned ISO 3166-1 alpha-2 code, upper case.",
+      }
+      : { type: ["string", "null"], maxLength: LIMITS.addressFieldMax },
+  ])),
+};
+
+const customerInput: Schema = {
+  type: "object",
+  description: "The body of POST and PUT. Unknown fields are refused (422); on PUT an optional " +
+    "field left out becomes `null` (`{}` for metadata).",
+  required: ["name", "email"],
+  additionalProperties: false,
+  properties: {
+    name: {
+      type: "string",
+      pattern: NAME_INPUT_PATTERN,
+      description: `Trimmed; 1 to ${LIMITS.nameMax} characters (code points) after trimming.`,
+    },
+    email,
+    phone,
+    address: nullable(ref("Address")),
+    metadata: metadataInput,
+    ...readOnlyIgnored,
+  },
+  examples: [{
+    name: "Ada Lovelace",
+    email: "ada@example.com",
+    phone: "+442079460958",
+    address: { line1: "12 St James's Square", city: "London", country: "GB" },
+    metadata: { crm_id: "A-1042" },
+  }],
+};
+
+const customerPatch: Schema = {
+  type: "object",
+  description: "A JSON Merge Patch (RFC 7396) of the mutable fields: `null` removes a field " +
+    "(or a metadata key); nested objects are merged. The result must satisfy CustomerInput.",
+  additionalProperties: false,
+  properties: {
+    name: { type: "string" },
+    email: { type: "string" },
+    phone,
+    address: {
+      type: ["object", "null"],
+      additionalProperties: false,
+      properties: Object.fromEntries(
+        ADDRESS_FIELDS.map((field) => [field, { type: ["string", "null"] }]),
+      ),
+    },
+    metadata: {
+      type: ["object", "null"],
+      additionalProperties: { type: ["string", "null"], maxLength: LIMITS.metadataValueMax },
+    },
+    ...readOnlyIgnored,
+  },
+  examples: [{ phone: "+442079460958", address: { line1: "12 St James's Square" } }],
+};
+
+const customer: Schema = {
+  type: "object",
+  description: "A customer as the server stores and returns it.",
+  required: [
+    "id",
+    "name",
+    "email",
+    "phone",
+    "address",
+    "metadata",
+    "created_at",
+    "updated_at",
+    "version",
+  ],
+  additionalProperties: false,
+  properties: {
+    id: { type: "string", pattern: ULID_PATTERN, description: "A ULID, assigned by the server." },
+    name: {
+      type: "string",
+      minLength: 1,
+      maxLength: LIMITS.nameMax,
+      pattern: "^\\S(?:[\\s\\S]*\\S)?$",
+    },
+    email,
+    phone,
+    address: nullable({ type: "object", allOf: [ref("Address")], required: [...ADDRESS_FIELDS] }),
+    metadata: { ...metadataInput, type: "object" },
+    created_at: { type: "string", format: "date-time", pattern: TIMESTAMP_PATTERN },
+    updated_at: { type: "string", format: "date-time", pattern: TIMESTAMP_PATTERN },
+    version: {
+      type: "integer",
+      minimum: 1,
+      description: 'Starts at 1, +1 on every change; the strong ETag is `"<version>"`.',
+    },
+  },
+  examples: [{
+    id: "01JDQ8Z5K3M4N5P6Q7R8S9T0VW",
+    name: "Ada Lovelace",
+    email: "ada@example.com",
+    phone: "+442079460958",
+    address: {
+      line1: "12 St James's Square",
+      line2: null,
+      city: "London",
+      region: null,
+      postal_code: "SW1Y 4JH",
+      country: "GB",
+    },
+    metadata: { crm_id: "A-1042" },
+    created_at: "2026-11-21T10:00:00.000Z",
+    updated_at: "2026-11-21T10:00:00.000Z",
+    version: 1,
+  }],
+};
+
+const listPage: Schema = {
+  type: "object",
+  description: "One page of customers in ascending id order.",
+  required: ["data", "next_cursor"],
+  additionalProperties: false,
+  properties: {
+    data: { type: "array", items: ref("Customer") },
+    next_cursor: {
+      type: ["string", "null"],
+      description: "Pass as `cursor` for the next page; `null` on the last page.",
+    },
+  },
+};
+
+const violation: Schema = {
+  type: "object",
+  required: ["pointer", "detail"],
+  additionalProperties: false,
+  properties: {
+    pointer: { type: "string", description: "A JSON Pointer (RFC 6901) into the request body." },
+    detail: { type: "string" },
+  },
+};
+
+const problem: Schema = {
+  type: "object",
+  description: "An RFC 9457 problem; validation errors list every broken rule in `errors`.",
+  required: ["type", "title", "status", "detail", "request_id"],
+  properties: {
+    type: { type: "string", pattern: "^urn:problem-type:customer-api:[a-z-]+$" },
+    title: { type: "string" },
+    status: { type: "integer", minimum: 400, maximum: 599 },
+    detail: { type: "string" },
+    request_id: { type: "string", description: "Equals the X-Request-Id response header." },
+    errors: { type: "array", items: ref("Violation") },
+  },
+};
+
+const health: Schema = {
+  type: "object",
+  required: ["status"],
+  additionalProperties: false,
+  properties: { status: { type: "string", enum: ["ok", "ready"] } },
+};
+
+/** Every schema of the document's `components.schemas`. */
+export const SCHEMAS: Record<string, Schema> = {
+  Customer: customer,
+  CustomerInput: customerInput,
+  CustomerPatch: customerPatch,
+  Address: address,
+  ListPage: listPage,
+  Problem: problem,
+  Violation: violation,
+  Health: health,
+};
