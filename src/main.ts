@@ -98,16 +98,7 @@ async function main(): Promise<void> {
     cors: config.corsOrigins.length === 0 ? undefined : new CorsPolicy(config.corsOrigins),
   });
 
-  const server = Deno.serve({
-    port: config.port,
-    hostname: config.host,
-    onListen: ({ hostname, port }) => {
-      const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-      log.info("listening", { url: `http://${host}:${port}` });
-    },
-  }, handler);
-  if (recovery.eventsReplayed > 0) persistence.startCompaction();
-
+  // Signal handlers go in before the port opens: a SIGTERM right after "listening" must not kill.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -124,6 +115,15 @@ async function main(): Promise<void> {
   };
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+  const server = Deno.serve({
+    port: config.port,
+    hostname: config.host,
+    onListen: ({ hostname, port }) => {
+      const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+      log.info("listening", { url: `http://${host}:${port}` });
+    },
+  }, handler);
+  if (recovery.eventsReplayed > 0) persistence.startCompaction();
 }
 
 try {
