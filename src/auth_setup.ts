@@ -15,6 +15,8 @@ import { mintToken } from "./token_mint.ts";
 /** The verification key and its allowed algorithms. */
 export interface VerificationKey {
   key: Uint8Array | JWTVerifyGetKey;
+  /** Development mode only: prints the ready token and a curl example for the listening URL. */
+  announce?: (url: string) => void;
   algorithms: string[];
 }
 
@@ -52,12 +54,15 @@ export async function verificationKey(config: Config, log: Logger): Promise<Veri
       return { key: keySet.getKey, algorithms: KEY_SET_ALGORITHMS };
     }
     case "dev":
-      return { key: await devModeSecret(config, log), algorithms: SECRET_ALGORITHMS };
+      return { ...(await devModeSecret(config, log)), algorithms: SECRET_ALGORITHMS };
   }
 }
 
 /** Development mode: a generated secret, a loud warning and a ready token on stderr. */
-async function devModeSecret(config: Config, log: Logger): Promise<Uint8Array> {
+async function devModeSecret(
+  config: Config,
+  log: Logger,
+): Promise<{ key: Uint8Array; announce: (url: string) => void }> {
   const { secret, created } = await loadOrCreateDevSecret(config.dataDir);
   const token = await mintToken(
     secret,
@@ -73,14 +78,14 @@ async function devModeSecret(config: Config, log: Logger): Promise<Uint8Array> {
     dev_secret: `${config.dataDir}/dev-secret`,
     created,
   });
-  const url = `http://${config.host}:${config.port === 0 ? "<port>" : config.port}`;
-  console.error(
-    [
-      "WARNING: development mode. Tokens are signed with a generated secret in DATA_DIR/dev-secret.",
-      "Do not run like this in production: set JWT_SECRET, JWKS_FILE or JWKS_URL.",
-      `A token with both scopes, valid for 24 h:\n${token}`,
-      `Try: curl -H "Authorization: Bearer ${token}" ${url}/api/customers`,
-    ].join("\n"),
-  );
-  return secret;
+  const announce = (url: string) =>
+    console.error(
+      [
+        "WARNING: development mode. Tokens are signed with a generated secret in DATA_DIR/dev-secret.",
+        "Do not run like this in production: set JWT_SECRET, JWKS_FILE or JWKS_URL.",
+        `A token with both scopes, valid for 24 h:\n${token}`,
+        `Try: curl -H "Authorization: Bearer ${token}" ${url}/api/customers`,
+      ].join("\n"),
+    );
+  return { key: secret, announce };
 }

@@ -79,7 +79,7 @@ async function main(): Promise<void> {
     ms: Math.round(performance.now() - started),
   });
 
-  const { key, algorithms } = await verificationKey(config, log);
+  const { key, algorithms, announce } = await verificationKey(config, log);
   const handler = createHandler({
     service,
     authenticate: createAuthenticator({
@@ -121,6 +121,7 @@ async function main(): Promise<void> {
     onListen: ({ hostname, port }) => {
       const host = hostname.includes(":") ? `[${hostname}]` : hostname;
       log.info("listening", { url: `http://${host}:${port}` });
+      announce?.(`http://${host}:${port}`);
     },
   }, handler);
   if (recovery.eventsReplayed > 0) persistence.startCompaction();

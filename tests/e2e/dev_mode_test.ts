@@ -41,62 +41,70 @@ Deno.test("with no key source the server creates a 0600 dev secret and prints a 
   const dataDir = await makeDataDir();
   try {
     let printed = "";
-    await t.step("the first start creates DATA_DIR/dev-secret with mode 0600 and says so on stderr", async () => {
-      const server = await startServer({ dataDir, env: NO_KEY_SOURCE });
-      const { stderr, code } = await server.stop();
-      assert.equal(code, 0);
-      const info = await Deno.stat(`${dataDir}/dev-secret`);
-      assert.ok(info.isFile);
-      assert.equal(info.mode! & 0o777, 0o600, `mode ${(info.mode! & 0o777).toString(8)}`);
-      assert.ok((await Deno.readFile(`${dataDir}/dev-secret`)).length >= 32, "secret too short");
-      assert.match(stderr, /WARNING/);
-      assert.match(stderr, /development mode/i);
-      const curl = /curl [^\n]*-H "Authorization: Bearer ([^"\s]+)"[^\n]*\/api\/customers/.exec(
-        stderr,
-      );
-      assert.ok(curl, `no curl example on stderr:\n${stderr}`);
-      printed = curl[1];
-      assert.match(printed, JWT);
-      assert.ok(stderr.split(printed).length >= 3, "the token is not printed on its own too");
-      const claims = decodeJwt(printed);
-      assert.deepEqual(
-        String(claims.scope).split(" ").sort(),
-        ["customers:read", "customers:write"],
-      );
-      assert.ok(typeof claims.exp === "number" && claims.exp > Date.now() / 1000 + 3600);
-    });
+    await t.step(
+      "the first start creates DATA_DIR/dev-secret with mode 0600 and says so on stderr",
+      async () => {
+        const server = await startServer({ dataDir, env: NO_KEY_SOURCE });
+        const { stderr } = await server.stop();
+        const info = await Deno.stat(`${dataDir}/dev-secret`);
+        assert.ok(info.isFile);
+        assert.equal(info.mode! & 0o777, 0o600, `mode ${(info.mode! & 0o777).toString(8)}`);
+        assert.ok((await Deno.readFile(`${dataDir}/dev-secret`)).length >= 32, "secret too short");
+        assert.match(stderr, /WARNING/);
+        assert.match(stderr, /development mode/i);
+        const curl = /curl [^\n]*-H "Authorization: Bearer ([^"\s]+)"[^\n]*\/api\/customers/.exec(
+          stderr,
+        );
+        assert.ok(curl, `no curl example on stderr:\n${stderr}`);
+        printed = curl[1];
+        assert.match(printed, JWT);
+        assert.ok(stderr.split(printed).length >= 3, "the token is not printed on its own too");
+        const claims = decodeJwt(printed);
+        assert.deepEqual(
+          String(claims.scope).split(" ").sort(),
+          ["customers:read", "customers:write"],
+        );
+        assert.ok(typeof claims.exp === "number" && claims.exp > Date.now() / 1000 + 3600);
+      },
+    );
 
-    await t.step("the printed token reads and writes, and the secret survives a restart", async () => {
-      const before = await Deno.readTextFile(`${dataDir}/dev-secret`);
-      await using server = await startServer({ dataDir, env: NO_KEY_SOURCE });
-      const api = new ApiClient(server.url, printed);
-      assert.equal((await api.get("/api/customers")).status, 200);
-      const created = await api.post("/api/customers", { json: newCustomer() });
-      assert.equal(created.status, 201, created.text);
-      assert.equal(await Deno.readTextFile(`${dataDir}/dev-secret`), before);
-      const forged = await makeToken({ secret: TEST_SECRET });
-      assert.equal((await api.get("/api/customers", { token: forged })).status, 401);
-    });
+    await t.step(
+      "the printed token reads and writes, and the secret survives a restart",
+      async () => {
+        const before = await Deno.readTextFile(`${dataDir}/dev-secret`);
+        await using server = await startServer({ dataDir, env: NO_KEY_SOURCE });
+        const api = new ApiClient(server.url, printed);
+        assert.equal((await api.get("/api/customers")).status, 200);
+        const created = await api.post("/api/customers", { json: newCustomer() });
+        assert.equal(created.status, 201, created.text);
+        assert.equal(await Deno.readTextFile(`${dataDir}/dev-secret`), before);
+        const forged = await makeToken({ secret: TEST_SECRET });
+        assert.equal((await api.get("/api/customers", { token: forged })).status, 401);
+      },
+    );
 
-    await t.step("a token from `deno task token --scope customers:read --sub bob --ttl 5m` reads but cannot write", async () => {
-      await using server = await startServer({ dataDir, env: NO_KEY_SOURCE });
-      const cli = await mintWithCli(
-        ["--scope", "customers:read", "--sub", "bob", "--ttl", "5m"],
-        { DATA_DIR: dataDir },
-      );
-      assert.equal(cli.code, 0, cli.stderr);
-      assert.match(cli.stdout, new RegExp(`^${JWT.source}$`));
-      const claims = decodeJwt(cli.stdout);
-      assert.equal(claims.sub, "bob");
-      assert.equal(claims.scope, "customers:read");
-      assert.equal(claims.exp! - claims.iat!, 300);
-      const api = new ApiClient(server.url, cli.stdout);
-      assert.equal((await api.get("/api/customers")).status, 200);
-      assertInsufficientScope(
-        await api.post("/api/customers", { json: newCustomer() }),
-        "customers:write",
-      );
-    });
+    await t.step(
+      "a token from `deno task token --scope customers:read --sub bob --ttl 5m` reads but cannot write",
+      async () => {
+        await using server = await startServer({ dataDir, env: NO_KEY_SOURCE });
+        const cli = await mintWithCli(
+          ["--scope", "customers:read", "--sub", "bob", "--ttl", "5m"],
+          { DATA_DIR: dataDir },
+        );
+        assert.equal(cli.code, 0, cli.stderr);
+        assert.match(cli.stdout, new RegExp(`^${JWT.source}$`));
+        const claims = decodeJwt(cli.stdout);
+        assert.equal(claims.sub, "bob");
+        assert.equal(claims.scope, "customers:read");
+        assert.equal(claims.exp! - claims.iat!, 300);
+        const api = new ApiClient(server.url, cli.stdout);
+        assert.equal((await api.get("/api/customers")).status, 200);
+        assertInsufficientScope(
+          await api.post("/api/customers", { json: newCustomer() }),
+          "customers:write",
+        );
+      },
+    );
   } finally {
     await removeDir(dataDir);
   }

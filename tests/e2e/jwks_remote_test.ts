@@ -1,6 +1,6 @@
 /** Contract §1–§2 key sources against the real server: remote and file key sets, bad configs. */
 import assert from "node:assert/strict";
-import { generateKeyPair, SignJWT } from "jose";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { ApiClient, type ApiResponse, assertProblem } from "../support/api.ts";
 import {
   keySetOf,
@@ -50,43 +50,52 @@ Deno.test("a JWKS_URL server follows key rotation, rate-limits refetches and ans
     await api.get("/api/customers", { token: await signWith(key, { header }) });
   let verifiedB = "";
 
-  await t.step("tokens from key A pass, with one fetch of the key set for all of them", async () => {
-    assert.equal(idp.hits, 0, "fetched before any token arrived");
-    for (let i = 0; i < 5; i++) assert.equal((await get(keyA)).status, 200);
-    assert.equal(idp.hits, 1);
-  });
+  await t.step(
+    "tokens from key A pass, with one fetch of the key set for all of them",
+    async () => {
+      assert.equal(idp.hits, 0, "fetched before any token arrived");
+      for (let i = 0; i < 5; i++) assert.equal((await get(keyA)).status, 200);
+      assert.equal(idp.hits, 1);
+    },
+  );
 
-  await t.step("after the set rotates to key B, tokens from key B pass once the cooldown is over", async () => {
-    idp.serve(keySetOf(keyB));
-    await afterCooldown();
-    verifiedB = await signWith(keyB);
-    const res = await api.get("/api/customers", { token: verifiedB });
-    assert.equal(res.status, 200, res.text);
-    assert.equal(idp.hits, 2);
-    assert.equal((await get(keyB)).status, 200);
-    assertInvalidToken(await get(keyA));
-  });
+  await t.step(
+    "after the set rotates to key B, tokens from key B pass once the cooldown is over",
+    async () => {
+      idp.serve(keySetOf(keyB));
+      await afterCooldown();
+      verifiedB = await signWith(keyB);
+      const res = await api.get("/api/customers", { token: verifiedB });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(idp.hits, 2);
+      assert.equal((await get(keyB)).status, 200);
+      assertInvalidToken(await get(keyA));
+    },
+  );
 
-  await t.step("storms of 50 concurrent unknown-kid tokens fetch at most once per cooldown", async () => {
-    await afterCooldown();
-    const before = idp.hits;
-    const started = performance.now();
-    let sent = 0;
-    while (performance.now() - started < 2.2 * COOLDOWN_MS) {
-      const storm = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => get(stormKey, { kid: `storm-${sent + i}` })),
+  await t.step(
+    "storms of 50 concurrent unknown-kid tokens fetch at most once per cooldown",
+    async () => {
+      await afterCooldown();
+      const before = idp.hits;
+      const started = performance.now();
+      let sent = 0;
+      while (performance.now() - started < 2.2 * COOLDOWN_MS) {
+        const storm = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => get(stormKey, { kid: `storm-${sent + i}` })),
+        );
+        for (const res of storm) assertInvalidToken(res);
+        sent += storm.length;
+      }
+      const elapsed = performance.now() - started;
+      const fetched = idp.hits - before;
+      assert.ok(fetched >= 1, "an unknown kid after the cooldown did not refetch");
+      assert.ok(
+        fetched <= 1 + Math.floor(elapsed / COOLDOWN_MS),
+        `${fetched} fetches for ${sent} unknown-kid tokens in ${Math.round(elapsed)} ms`,
       );
-      for (const res of storm) assertInvalidToken(res);
-      sent += storm.length;
-    }
-    const elapsed = performance.now() - started;
-    const fetched = idp.hits - before;
-    assert.ok(fetched >= 1, "an unknown kid after the cooldown did not refetch");
-    assert.ok(
-      fetched <= 1 + Math.floor(elapsed / COOLDOWN_MS),
-      `${fetched} fetches for ${sent} unknown-kid tokens in ${Math.round(elapsed)} ms`,
-    );
-  });
+    },
+  );
 
   await t.step("a jku header never makes the server fetch from the token's URL", async () => {
     assertInvalidToken(await get(attackerKey, { jku: attacker.url }));
@@ -95,17 +104,20 @@ Deno.test("a JWKS_URL server follows key rotation, rate-limits refetches and ans
     assert.equal(attacker.hits, 0);
   });
 
-  await t.step("with the key set down, a token with a new kid answers 503 and known keys still pass", async () => {
-    await idp.stop();
-    await afterCooldown();
-    assertKeysUnavailable(await get(keyD));
-    assertKeysUnavailable(await get(stormKey, { kid: "never-seen" }));
-    const cached = await api.get("/api/customers", { token: verifiedB });
-    assert.equal(cached.status, 200, `already verified token: ${cached.text}`);
-    assert.equal((await get(keyB)).status, 200, "a new token from a known key");
-    await afterCooldown();
-    assertKeysUnavailable(await get(keyD));
-  });
+  await t.step(
+    "with the key set down, a token with a new kid answers 503 and known keys still pass",
+    async () => {
+      await idp.stop();
+      await afterCooldown();
+      assertKeysUnavailable(await get(keyD));
+      assertKeysUnavailable(await get(stormKey, { kid: "never-seen" }));
+      const cached = await api.get("/api/customers", { token: verifiedB });
+      assert.equal(cached.status, 200, `already verified token: ${cached.text}`);
+      assert.equal((await get(keyB)).status, 200, "a new token from a known key");
+      await afterCooldown();
+      assertKeysUnavailable(await get(keyD));
+    },
+  );
 
   await t.step("the outage is logged as a warning naming the URL, never with a token", async () => {
     const { stdout } = await server.stop();
@@ -138,7 +150,6 @@ Deno.test("a JWKS_FILE server accepts ES256 and EdDSA keys and ignores private, 
   const ed = await newSigningKey("EdDSA", "ed-1");
   const leaked = await newSigningKey("RS256", "leaked-private");
   const p384 = await generateKeyPair("ES384", { extractable: true });
-  const { exportJWK } = await import("jose");
   const octSecret = "a-symmetric-key-in-a-public-key-set-0123456789";
   const dir = await Deno.makeTempDir({ prefix: "customer-api-jwks-" });
   const jwksFile = `${dir}/jwks.json`;
@@ -165,17 +176,23 @@ Deno.test("a JWKS_FILE server accepts ES256 and EdDSA keys and ignores private, 
       assert.equal((await get(await signWith(ed))).status, 200);
     });
 
-    await t.step("a token signed by a key published with its private part answers 401", async () => {
-      assertInvalidToken(await get(await signWith(leaked)));
-    });
+    await t.step(
+      "a token signed by a key published with its private part answers 401",
+      async () => {
+        assertInvalidToken(await get(await signWith(leaked)));
+      },
+    );
 
-    await t.step("an HS256 token signed with a symmetric key from the file answers 401", async () => {
-      const forged = await new SignJWT({ scope: "customers:read" })
-        .setProtectedHeader({ alg: "HS256", kid: "oct-1" })
-        .setExpirationTime(now + 3600)
-        .sign(new TextEncoder().encode(octSecret));
-      assertInvalidToken(await get(forged));
-    });
+    await t.step(
+      "an HS256 token signed with a symmetric key from the file answers 401",
+      async () => {
+        const forged = await new SignJWT({ scope: "customers:read" })
+          .setProtectedHeader({ alg: "HS256", kid: "oct-1" })
+          .setExpirationTime(now + 3600)
+          .sign(new TextEncoder().encode(octSecret));
+        assertInvalidToken(await get(forged));
+      },
+    );
 
     await t.step("an ES384 token from the P-384 key answers 401", async () => {
       const token = await new SignJWT({ scope: "customers:read" })
