@@ -9,15 +9,24 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** Writes at level info whatever the threshold: for the lines operators rely on (the URL). */
+  always(msg: string, fields?: Record<string, unknown>): void;
 }
 
 /** A logger writing lines at or above `level` to `write`. */
 export function createLogger(level: LogLevel, write: (line: string) => void): Logger {
-  const at = (lineLevel: LogLevel) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (ORDER[lineLevel] < ORDER[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lineLevel, msg, ...fields }));
+  const at =
+    (lineLevel: LogLevel, force = false) => (msg: string, fields: Record<string, unknown> = {}) => {
+      if (!force && ORDER[lineLevel] < ORDER[level]) return;
+      write(JSON.stringify({ time: new Date().toISOString(), level: lineLevel, msg, ...fields }));
+    };
+  return {
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+    always: at("info", true),
   };
-  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
 
 /**

@@ -120,7 +120,7 @@ async function main(): Promise<void> {
     hostname: config.host,
     onListen: ({ hostname, port }) => {
       const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-      log.info("listening", { url: `http://${host}:${port}` });
+      log.always("listening", { url: `http://${host}:${port}` });
       announce?.(`http://${host}:${port}`);
     },
   }, handler);

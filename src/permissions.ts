@@ -21,6 +21,7 @@ export const SERVER_ENV_VARS = [
   "SEGMENT_MAX_BYTES",
   "LOG_LEVEL",
   "RATE_LIMIT",
+  "RATE_LIMIT_BURST",
   "CORS_ORIGINS",
 ] as const;
 

@@ -42,7 +42,7 @@ export class CorsPolicy {
 
   /** Adds the CORS headers of an actual (non-preflight) response. */
   decorate(origin: string | null, headers: Headers): void {
-    headers.append("vary", "Origin");
+    if (!/\bOrigin\b/i.test(headers.get("vary") ?? "")) headers.append("vary", "Origin");
     if (!this.allows(origin)) return;
     headers.set("access-control-allow-origin", origin);
     headers.set("access-control-expose-headers", EXPOSE_HEADERS);

@@ -35,7 +35,8 @@ export class RateLimiter {
   #perMs: number;
   constructor(
     readonly policy: RatePolicy,
-    private readonly clock: () => number = Date.now,
+    // A monotonic clock: a wall clock stepping back (NTP) must not take tokens away.
+    private readonly clock: () => number = () => performance.now(),
     private readonly maxSubjects = 100_000,
   ) {
     this.#perMs = policy.limit / (policy.windowSeconds * 1000);
@@ -52,7 +53,8 @@ export class RateLimiter {
       bucket = { tokens: this.policy.burst, at: now };
     } else {
       this.#buckets.delete(subject);
-      bucket.tokens = Math.min(this.policy.burst, bucket.tokens + (now - bucket.at) * this.#perMs);
+      const elapsed = Math.max(0, now - bucket.at);
+      bucket.tokens = Math.min(this.policy.burst, bucket.tokens + elapsed * this.#perMs);
       bucket.at = now;
     }
     // Re-inserting keeps the map ordered from least to most recently used.
@@ -68,7 +70,10 @@ export class RateLimiter {
     };
   }
 
-  /** The IETF RateLimit-Policy and RateLimit header values (draft-ietf-httpapi-ratelimit-headers). */
+  /**
+   * The IETF RateLimit-Policy and RateLimit header values (draft-ietf-httpapi-ratelimit-headers);
+   * `t` is the seconds until the next request would be allowed (0: now).
+   */
   headers(decision: RateDecision): Record<string, string> {
     const { limit, windowSeconds } = this.policy;
     const reset = decision.allowed ? 0 : decision.retryAfter;
