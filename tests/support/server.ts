@@ -1,20 +1,12 @@
 /** Starts the real server as a child process, the way an operator would, for black-box tests. */
+import { SERVER_ENV_VARS, serverPermissionFlags } from "../../src/permissions.ts";
 import { TEST_SECRET } from "./tokens.ts";
 
 const REPO_ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname);
 const READY_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 15_000;
 // Server configuration inherited from the test runner's environment would make runs irreproducible.
-const CONFIG_VARS = [
-  "PORT",
-  "HOST",
-  "DATA_DIR",
-  "JWT_SECRET",
-  "JWKS_FILE",
-  "JWKS_URL",
-  "JWT_ISSUER",
-  "JWT_AUDIENCE",
-];
+const CONFIG_VARS = SERVER_ENV_VARS;
 
 /** Where and how to start a server. */
 export interface StartOptions {
@@ -48,6 +40,18 @@ interface Sink {
   text: string;
 }
 
+/**
+ * `run`, the Dockerfile's permission flags with this server's DATA_DIR (and JWKS_FILE, if any) in
+ * the allow-lists, and `src/main.ts`: a permission the code lacks fails the end-to-end tests.
+ */
+function serverArgs(env: Record<string, string>): string[] {
+  const flags = serverPermissionFlags({
+    dataDir: env.DATA_DIR || "./data",
+    readOnly: env.JWKS_FILE ? [env.JWKS_FILE] : [],
+  });
+  return ["run", ...flags, "src/main.ts"];
+}
+
 /** Spawns `deno run … src/main.ts` and resolves once it has printed its "listening" line. */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const ownsDataDir = options.dataDir === undefined;
@@ -63,7 +67,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     ...options.env,
   });
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "src/main.ts"],
+    args: serverArgs(env),
     cwd: REPO_ROOT,
     env,
     clearEnv: true,
@@ -200,7 +204,7 @@ export async function runUntilExit(
   });
   const started = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "src/main.ts"],
+    args: serverArgs(env),
     cwd: REPO_ROOT,
     env,
     clearEnv: true,
