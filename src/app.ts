@@ -1,6 +1,7 @@
 import type { Authenticate } from "./http/auth.ts";
 import type { CorsPolicy } from "./http/cors.ts";
 import { customerHandlers, type Handler, JSON_TYPE } from "./http/customer_handlers.ts";
+import { docsPageResponse } from "./http/docs_page.ts";
 import {
   MethodNotAllowedError,
   OriginNotAllowedError,
@@ -8,6 +9,7 @@ import {
   RouteNotFoundError,
 } from "./http/errors.ts";
 import type { Metrics } from "./http/metrics.ts";
+import { openApiResponse } from "./http/openapi.ts";
 import { problemResponse } from "./http/problem.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf } from "./http/request_id.ts";
@@ -29,7 +31,7 @@ export interface AppDeps {
   authenticate: Authenticate;
   /** The request body limit in bytes. */
   maxBodyBytes: number;
-  /** Receives unexpected errors (the client only sees a generic 500). */
+  /** Receives unexpected errors, those answered 500 (the client sees a generic message). */
   onError?: (error: unknown, requestId: string) => void;
   /** Receives every finished request. */
   onRequest?: (record: RequestRecord) => void;
@@ -69,6 +71,9 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
     { pathname: "/healthz", methods: { GET: () => status("ok") } },
     { pathname: "/readyz", methods: { GET: () => status("ready") } },
     { pathname: "/metrics", methods: { GET: metricsPage } },
+    // The API description (contract §7): built once from src/http/openapi.ts.
+    { pathname: "/api/openapi.json", methods: { GET: openApiResponse } },
+    { pathname: "/docs", methods: { GET: docsPageResponse } },
   ]);
 
   function metricsPage(): Response {
@@ -87,7 +92,8 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
       response = await route(request, requestId, outcome);
     } catch (error) {
       response = problemResponse(error, requestId);
-      if (response.status >= 500) deps.onError?.(error, requestId);
+      // Only a 500 is unexpected; a 503 or 507 is a known condition that its own code logs.
+      if (response.status === 500) deps.onError?.(error, requestId);
     }
     const headers = response.headers;
     headers.set("x-request-id", requestId);

@@ -1,98 +1,17 @@
-import { LIMITS } from "../domain/validation.ts";
 import { JSON_TYPE } from "./customer_handlers.ts";
-import { DEFAULT_LIMIT, MAX_LIMIT } from "./list_query.ts";
 import {
-  HEADERS,
-  headersOf,
-  problemResponses,
-  type ProblemSlug,
-  type ResponseObject,
-} from "./openapi_responses.ts";
-import { SCHEMAS, ULID_PATTERN } from "./openapi_schemas.ts";
-
-/** An OpenAPI operation object. */
-export type Operation = Record<string, unknown> & {
-  operationId: string;
-  summary: string;
-  responses: Record<string, ResponseObject>;
-};
-
-/** The HTTP methods an OpenAPI path item can hold, in the order the document lists them. */
-export const METHODS = ["get", "head", "post", "put", "patch", "delete"] as const;
-
-const RATE_HEADERS = ["RateLimit-Policy", "RateLimit"];
-const param = (name: string) => ({ $ref: `#/components/parameters/${name}` });
-const schema = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schemaName: string) => ({ "application/json": { schema: schema(schemaName) } });
-
-/** The problems any customer operation can answer: auth, rate limit, key set, the unexpected. */
-const API_PROBLEMS: ProblemSlug[] = [
-  "unauthenticated",
-  "invalid-token",
-  "insufficient-scope",
-  "rate-limited",
-  "internal-error",
-  "key-set-unavailable",
-];
-const BODY_PROBLEMS: ProblemSlug[] = [
-  "malformed-body",
-  "body-too-large",
-  "unsupported-media-type",
-  "validation-error",
-];
-const WRITE_PROBLEMS: ProblemSlug[] = ["storage-unavailable", "storage-full"];
-
-interface Spec {
-  operationId: string;
-  summary: string;
-  description: string;
-  tag: "customers" | "operations";
-  scope?: "customers:read" | "customers:write";
-  parameters?: unknown[];
-  requestBody?: unknown;
-  ok: Record<string, ResponseObject>;
-  problems?: ProblemSlug[];
-}
-
-function operation(spec: Spec): Operation {
-  const api = spec.scope !== undefined;
-  const extra = api ? RATE_HEADERS : [];
-  const ok = Object.fromEntries(
-    Object.entries(spec.ok).map(([status, response]) => [status, {
-      ...response,
-      headers: { ...headersOf(extra), ...response.headers as object },
-    }]),
-  );
-  const problems = [...spec.problems ?? [], ...api ? API_PROBLEMS : ["internal-error" as const]];
-  return {
-    operationId: spec.operationId,
-    summary: spec.summary,
-    description: spec.description,
-    tags: [spec.tag],
-    security: api ? [{ bearerAuth: [spec.scope] }] : [],
-    ...spec.parameters === undefined ? {} : { parameters: spec.parameters },
-    ...spec.requestBody === undefined ? {} : { requestBody: spec.requestBody },
-    responses: { ...ok, ...problemResponses(problems, extra) },
-  };
-}
-
-/** The HEAD twin of a GET operation: the same answers without bodies (contract §4). */
-function headOf(get: Operation): Operation {
-  const responses = Object.fromEntries(
-    Object.entries(get.responses).map(([status, { content: _, ...rest }]) => [status, rest]),
-  );
-  return {
-    ...get,
-    operationId: `head${get.operationId[0].toUpperCase()}${get.operationId.slice(1)}`,
-    summary: `${get.summary} (headers only)`,
-    description: "Answers exactly as GET does, without a body.",
-    responses,
-  };
-}
-
-function withHead(get: Operation): Record<string, Operation> {
-  return { get, head: headOf(get) };
-}
+  BODY_PROBLEMS,
+  json,
+  operation,
+  param,
+  schema,
+  withHead,
+  withRequestId,
+  WRITE_PROBLEMS,
+} from "./openapi_operation.ts";
+import { PARAMETERS } from "./openapi_parameters.ts";
+import { HEADERS, headersOf, problemResponses, type ResponseObject } from "./openapi_responses.ts";
+import { SCHEMAS } from "./openapi_schemas.ts";
 
 const customerOk = (description: string, status = "200") => ({
   [status]: { description, headers: headersOf(["ETag"]), content: json("Customer") },
@@ -121,7 +40,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: "customers", description: "The customer resource (contract §3, §4)." },
       { name: "operations", description: "Probes, metrics and this documentation (§7)." },
     ],
-    paths: {
+    paths: withRequestId({
       "/api/customers": {
         ...withHead(operation({
           operationId: "listCustomers",
@@ -281,7 +200,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           },
         },
       ),
-    },
+    }),
     components: {
       schemas: SCHEMAS,
       parameters: PARAMETERS,
@@ -314,58 +233,6 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
   };
 }
-
-const PARAMETERS: Record<string, unknown> = {
-  limit: {
-    name: "limit",
-    in: "query",
-    description: `Page size, 1 to ${MAX_LIMIT}.`,
-    schema: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
-  },
-  cursor: {
-    name: "cursor",
-    in: "query",
-    description: "The opaque `next_cursor` of the previous page.",
-    schema: { type: "string" },
-  },
-  email: {
-    name: "email",
-    in: "query",
-    description: "Only the customer with this email (exact, case-insensitive).",
-    schema: { type: "string", maxLength: LIMITS.emailMax },
-  },
-  q: {
-    name: "q",
-    in: "query",
-    description: "Case-insensitive substring of name or email; empty means no filter.",
-    schema: { type: "string" },
-  },
-  id: {
-    name: "id",
-    in: "path",
-    required: true,
-    description: "The customer's id; a malformed id answers 404 like an unknown one.",
-    schema: { type: "string", pattern: ULID_PATTERN },
-  },
-  "If-Match": {
-    name: "If-Match",
-    in: "header",
-    description: 'Strong ETags (`"3"`) or `*`; a mismatch answers 412 and changes nothing.',
-    schema: { type: "string" },
-  },
-  "If-None-Match": {
-    name: "If-None-Match",
-    in: "header",
-    description: "ETags compared weakly; the current one answers 304.",
-    schema: { type: "string" },
-  },
-  "Idempotency-Key": {
-    name: "Idempotency-Key",
-    in: "header",
-    description: "1 to 255 printable ASCII characters, scoped to the token's `sub`; kept 24 h.",
-    schema: { type: "string", pattern: "^[ -~]{1,255}$" },
-  },
-};
 
 const INFO_DESCRIPTION = [
   "Every `/api/customers…` request needs `Authorization: Bearer <JWT>`. Errors are RFC 9457 " +

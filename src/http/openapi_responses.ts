@@ -153,6 +153,22 @@ export function problemResponses(
               type: { enum: group.map(problemType) },
               status: { const: status },
             },
+            // A validation problem lists every broken rule (contract §5).
+            ...group.includes("validation-error")
+              ? {
+                if: { properties: { type: { const: problemType("validation-error") } } },
+                then: {
+                  required: ["errors"],
+                  properties: {
+                    errors: {
+                      type: "array",
+                      items: { $ref: "#/components/schemas/Violation" },
+                      minItems: 1,
+                    },
+                  },
+                },
+              }
+              : {},
           },
         },
       },

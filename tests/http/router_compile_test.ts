@@ -2,7 +2,17 @@ import assert from "node:assert/strict";
 import { compile } from "../../src/http/router.ts";
 
 const PATTERNS = ["/api/customers", "/api/customers/:id", "/healthz", "/a/:x/b/:y"];
-const SEGMENTS = ["", "api", "customers", "01JDQ8Z5K3M4N5P6Q7R8S9T0VW", "a", "b", "%20", "x.y", "-"];
+const SEGMENTS = [
+  "",
+  "api",
+  "customers",
+  "01JDQ8Z5K3M4N5P6Q7R8S9T0VW",
+  "a",
+  "b",
+  "%20",
+  "x.y",
+  "-",
+];
 
 /** Every pathname of up to `depth` segments drawn from SEGMENTS (plus trailing-slash forms). */
 function pathnames(depth: number): string[] {

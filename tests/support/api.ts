@@ -1,5 +1,6 @@
 /** A tiny HTTP client and contract assertions for black-box tests against a running server. */
 import assert from "node:assert/strict";
+import { recordContract } from "./contract.ts";
 
 /** What a test sees of a response: its body is always fully read. */
 export interface ApiResponse {
@@ -46,8 +47,11 @@ export class ApiClient {
       body = options.body;
     }
     if (contentType) headers.set("content-type", contentType);
-    const res = await fetch(new URL(path, this.baseUrl), { method, headers, body });
+    const url = new URL(path, this.baseUrl);
+    const res = await fetch(url, { method, headers, body });
     const text = await res.text();
+    // Every response an end-to-end test receives is checked against the OpenAPI document.
+    recordContract(method, url, { status: res.status, headers: res.headers, text });
     let parsed: unknown;
     try {
       parsed = text === "" ? undefined : JSON.parse(text);

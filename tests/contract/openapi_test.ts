@@ -1,0 +1,166 @@
+/** The OpenAPI document describes the routes, problems and limits the code really has. */
+import assert from "node:assert/strict";
+import { createHandler } from "../../src/app.ts";
+import { LIMITS } from "../../src/domain/validation.ts";
+import { createAuthenticator } from "../../src/http/auth.ts";
+import { SECRET_ALGORITHMS } from "../../src/http/key_sources.ts";
+import { MAX_LIMIT } from "../../src/http/list_query.ts";
+import { OPENAPI_DOCUMENT } from "../../src/http/openapi.ts";
+import { METHODS } from "../../src/http/openapi_operation.ts";
+import { PROBLEM_TYPES, problemType } from "../../src/http/openapi_responses.ts";
+import { CustomerProjection } from "../../src/projection.ts";
+import { CustomerService } from "../../src/service/customer_service.ts";
+import { JsonlEventStore } from "../../src/store/jsonl_store.ts";
+
+// deno-lint-ignore no-explicit-any -- the document is walked as plain JSON
+type Json = any;
+const DOC: Json = OPENAPI_DOCUMENT;
+const SRC = new URL("../../src/", import.meta.url);
+const SOME_ID = "01JDQ8Z5K3M4N5P6Q7R8S9T0VW";
+
+/** Runs `body` with the real request handler over a real, empty store. */
+async function withHandler(body: (handler: (r: Request) => Promise<Response>) => Promise<void>) {
+  const dir = await Deno.makeTempDir({ prefix: "customer-openapi-test-" });
+  const store = await JsonlEventStore.open(dir);
+  try {
+    const service = new CustomerService({
+      store,
+      projection: new CustomerProjection(),
+      clock: Date.now,
+      newId: () => SOME_ID,
+    });
+    await service.replay();
+    const key = new TextEncoder().encode("openapi-test-secret-0123456789-abcdefghij");
+    await body(createHandler({
+      service,
+      authenticate: createAuthenticator({ key, algorithms: SECRET_ALGORITHMS }),
+      maxBodyBytes: 1024,
+    }));
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function operations(): { path: string; method: string; op: Json }[] {
+  return Object.entries(DOC.paths).flatMap(([path, item]: [string, Json]) =>
+    METHODS.filter((method) => item[method] !== undefined)
+      .map((method) => ({ path, method, op: item[method] }))
+  );
+}
+
+Deno.test("GET /api/openapi.json serves the document as UTF-8 JSON, and /docs serves HTML", async () => {
+  await withHandler(async (handler) => {
+    const json = await handler(new Request("http://x/api/openapi.json"));
+    assert.equal(json.status, 200);
+    assert.equal(json.headers.get("content-type"), "application/json; charset=utf-8");
+    assert.deepEqual(await json.json(), JSON.parse(JSON.stringify(OPENAPI_DOCUMENT)));
+    const docs = await handler(new Request("http://x/docs"));
+    assert.equal(docs.status, 200);
+    assert.equal(docs.headers.get("content-type"), "text/html; charset=utf-8");
+    assert.ok(docs.headers.get("content-security-policy")?.includes("default-src 'none'"));
+    assert.match(await docs.text(), /^<!doctype html>/);
+  });
+});
+
+Deno.test("every route of the router is documented with exactly the methods it allows", async () => {
+  const app = await Deno.readTextFile(new URL("app.ts", SRC));
+  const routed = [...app.matchAll(/pathname: "([^"]+)"/g)]
+    .map((match) => match[1].replace(/:([a-z]+)/g, "{$1}"));
+  assert.ok(routed.length >= 7, `found only ${routed.length} routes in src/app.ts`);
+  assert.deepEqual([...routed].sort(), Object.keys(DOC.paths).sort());
+  await withHandler(async (handler) => {
+    for (const path of routed) {
+      const url = `http://x${path.replace("{id}", SOME_ID)}`;
+      // An unknown method makes the router name every method it has for the path.
+      const response = await handler(new Request(url, { method: "PROPFIND" }));
+      await response.body?.cancel();
+      assert.equal(response.status, 405, path);
+      const allowed = response.headers.get("allow")!.split(", ").map((m) => m.toLowerCase());
+      const documented = METHODS.filter((method) => DOC.paths[path][method] !== undefined);
+      assert.deepEqual(allowed.sort(), [...documented].sort(), `methods of ${path}`);
+    }
+  });
+});
+
+Deno.test("the problem types of the document are exactly those src/http/problem.ts answers with", async () => {
+  const source = await Deno.readTextFile(new URL("http/problem.ts", SRC));
+  const answered = new Map<string, { status: number; title: string }>();
+  for (
+    const [, status, slug, title] of source.matchAll(/kind\((\d{3}), "([a-z-]+)", "([^"]+)"\)/g)
+  ) {
+    answered.set(slug, { status: Number(status), title });
+  }
+  assert.ok(answered.size >= 15, `found only ${answered.size} problem types in problem.ts`);
+  assert.deepEqual(Object.fromEntries(answered), { ...PROBLEM_TYPES });
+});
+
+Deno.test("every problem type is documented on some response with its status", () => {
+  const documented = new Set<string>();
+  const responses = [
+    ...operations().flatMap(({ op }) => Object.entries(op.responses)),
+    ...Object.entries(DOC.components.responses).map(([name, r]: [string, Json]) => [name, r]),
+  ] as [string, Json][];
+  for (const [status, response] of responses) {
+    const schema = response.content?.["application/problem+json"]?.schema;
+    if (schema === undefined) continue;
+    for (const type of schema.properties.type.enum) {
+      const slug = type.slice(type.lastIndexOf(":") + 1) as keyof typeof PROBLEM_TYPES;
+      assert.equal(type, problemType(slug));
+      assert.equal(schema.properties.status.const, PROBLEM_TYPES[slug].status, type);
+      if (/^\d{3}$/.test(status)) assert.equal(Number(status), PROBLEM_TYPES[slug].status, type);
+      documented.add(slug);
+    }
+  }
+  assert.deepEqual([...documented].sort(), Object.keys(PROBLEM_TYPES).sort());
+});
+
+Deno.test("each operation lists every status that applies to it", () => {
+  for (const { path, method, op } of operations()) {
+    const statuses = new Set(Object.keys(op.responses));
+    const expect = (status: string, why: string) =>
+      assert.ok(statuses.has(status), `${method.toUpperCase()} ${path} lacks ${status} (${why})`);
+    const parameters = (op.parameters ?? []).map((p: Json) => p.$ref.split("/").pop());
+    expect("500", "anything unexpected");
+    if (path.startsWith("/api/customers")) {
+      for (const status of ["401", "403", "429", "503"]) expect(status, "a token is needed");
+    }
+    if (path.includes("{id}")) expect("404", "the customer may not exist");
+    if (op.requestBody !== undefined) {
+      for (const status of ["400", "413", "415", "422"]) expect(status, "it reads a body");
+    }
+    if (["post", "put", "patch", "delete"].includes(method)) {
+      for (const status of ["503", "507"]) expect(status, "it writes to the log");
+    }
+    if (parameters.includes("If-Match")) expect("412", "it takes If-Match");
+    if (parameters.includes("If-None-Match")) expect("304", "it takes If-None-Match");
+    if (parameters.includes("limit")) expect("400", "it takes query parameters");
+    if (parameters.includes("Idempotency-Key")) expect("409", "a key may be in flight");
+    if (op.requestBody?.content["application/json"]?.schema.$ref?.endsWith("CustomerInput")) {
+      expect("409", "the email may be taken");
+    }
+  }
+});
+
+Deno.test("the document quotes the validator's and the list's limits", () => {
+  const { Customer, CustomerInput, Address } = DOC.components.schemas;
+  assert.equal(Customer.properties.name.maxLength, LIMITS.nameMax);
+  assert.equal(CustomerInput.properties.email.maxLength, LIMITS.emailMax);
+  assert.equal(Address.properties.line1.maxLength, LIMITS.addressFieldMax);
+  assert.equal(CustomerInput.properties.metadata.maxProperties, LIMITS.metadataKeysMax);
+  assert.equal(DOC.components.parameters.limit.schema.maximum, MAX_LIMIT);
+});
+
+Deno.test("operation ids are unique and every operation is secured as contract §2 says", () => {
+  const ids = operations().map(({ op }) => op.operationId);
+  assert.equal(new Set(ids).size, ids.length);
+  for (const { path, method, op } of operations()) {
+    const scopes = op.security.flatMap((s: Record<string, string[]>) => Object.values(s).flat());
+    const expected = !path.startsWith("/api/customers")
+      ? []
+      : ["get", "head"].includes(method)
+      ? ["customers:read"]
+      : ["customers:write"];
+    assert.deepEqual(scopes, expected, `${method} ${path}`);
+  }
+});
