@@ -121,7 +121,9 @@ export class Persistence {
       dropped += await compactSegment(
         this.#store.dataDir,
         segment,
-        (event) => this.#service.isLive(event.id),
+        // Events after the snapshot stay (a size roll during the snapshot closes them early):
+        // the snapshot does not cover them, and they are erased at the next compaction.
+        (event) => event.seq > seq || this.#service.isLive(event.id),
       );
     }
     const older = (await listSnapshots(this.#store.dataDir)).filter((s) => s.seq < written.seq);

@@ -63,7 +63,7 @@ export async function replaySegments(
         `the segment starts at ${segment.first}, after ${lastSeq}`,
       );
     }
-    if (index === 0 && segment.first > 1 && !segment.compacted && afterSeq < segment.first - 1) {
+    if (index === 0 && segment.first > 1 && afterSeq < segment.first - 1) {
       throw new CorruptLogError(
         segment.path,
         1,

@@ -45,7 +45,9 @@ export async function verifyDataDir(dataDir: string): Promise<Finding[]> {
       const { end, rest, lines } = await readLines(file, (line, offset, lineNumber) => {
         try {
           const event = decodeEvent(line);
-          const inOrder = segment.compacted
+          // After a damaged line the sequence picks up wherever the next good line is.
+          const resync = damaged.length > 0 && damaged.at(-1)!.line === lineNumber - 1;
+          const inOrder = segment.compacted || resync
             ? event.seq >= expected && (next === undefined || event.seq < next.first)
             : event.seq === expected;
           if (!inOrder) {
