@@ -1,0 +1,129 @@
+/**
+ * Child processes of a benchmark, each stopped when the group is (also on error). A child's
+ * stdout goes to a file, as a log shipper would take it: no pipe to drain, so a busy benchmark
+ * process never blocks a server's log writes; the file is read only while someone waits for a line.
+ */
+
+const STOP_TIMEOUT_MS = 10_000;
+const STDERR_KEEP = 16_384;
+const POLL_MS = 5;
+
+/** A spawned child. */
+export interface Child {
+  name: string;
+  pid: number;
+  /** performance.now() just before the spawn. */
+  spawnedAt: number;
+  /** Resolves with the first stdout line `accept` returns a value for, and when it was seen. */
+  waitForLine<T>(
+    accept: (line: string) => T | undefined,
+    timeoutMs?: number,
+  ): Promise<{ value: T; at: number }>;
+  /** Sends `signal`, waits for the exit (SIGKILL after a while) and resolves with the code. */
+  stop(signal?: Deno.Signal): Promise<number>;
+  status: Promise<Deno.CommandStatus>;
+}
+
+/** Every child spawned through it is stopped by `stopAll`. */
+export class ChildGroup {
+  #children = new Set<Child>();
+  #outputs: string[] = [];
+  #spawned = 0;
+
+  /** Children write their stdout to files in `dir` (which must not contain a single quote). */
+  constructor(private readonly dir: string) {}
+
+  /** Spawns `command args` with stdin closed, stdout to a file and stderr kept for errors. */
+  spawn(name: string, command: string, args: string[], options: Deno.CommandOptions = {}): Child {
+    const stdoutPath = `${this.dir}/${name}-${++this.#spawned}.stdout`;
+    Deno.writeTextFileSync(stdoutPath, "");
+    this.#outputs.push(stdoutPath);
+    const spawnedAt = performance.now();
+    // `exec` makes the command the shell's own process: the pid below is the server's. Appending
+    // lets trimOutput() empty the file under a running writer.
+    const process = new Deno.Command("/bin/sh", {
+      ...options,
+      args: ["-c", `exec "$0" "$@" >>'${stdoutPath}'`, command, ...args],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    let stderr = "";
+    let exited = false;
+    process.status.then(() => exited = true);
+    (async () => {
+      for await (const text of process.stderr.pipeThrough(new TextDecoderStream())) {
+        stderr = (stderr + text).slice(-STDERR_KEEP);
+      }
+    })().catch(() => {});
+    const fail = (why: string) => new Error(`${name} ${why}:\n${stderr}`);
+
+    const child: Child = {
+      name,
+      pid: process.pid,
+      spawnedAt,
+      status: process.status,
+      waitForLine: async <T>(accept: (line: string) => T | undefined, timeoutMs = 600_000) => {
+        using file = await Deno.open(stdoutPath, { read: true });
+        const decoder = new TextDecoder();
+        const chunk = new Uint8Array(65536);
+        const deadline = performance.now() + timeoutMs;
+        let carry = "";
+        while (true) {
+          const done = exited;
+          const read = await file.read(chunk);
+          if (read !== null) {
+            const lines = (carry + decoder.decode(chunk.subarray(0, read), { stream: true }))
+              .split("\n");
+            carry = lines.pop()!;
+            for (const line of lines) {
+              const value = accept(line);
+              if (value !== undefined) return { value, at: performance.now() };
+            }
+            continue;
+          }
+          if (done) throw fail(`exited (code ${(await process.status).code}) too early`);
+          if (performance.now() > deadline) {
+            throw fail(`printed no awaited line in ${timeoutMs} ms`);
+          }
+          await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        }
+      },
+      stop: async (signal = "SIGTERM") => {
+        this.#children.delete(child);
+        kill(process, signal);
+        const timer = setTimeout(() => kill(process, "SIGKILL"), STOP_TIMEOUT_MS);
+        try {
+          return (await process.status).code;
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+    };
+    this.#children.add(child);
+    return child;
+  }
+
+  /** Empties every stdout file (request logs grow by megabytes per run); call when none is awaited. */
+  async trimOutput(): Promise<void> {
+    await Promise.all(this.#outputs.map((path) => Deno.truncate(path, 0)));
+  }
+
+  /** Stops the child with this pid, if it is one of the group's and still running. */
+  async stop(pid: number, signal: Deno.Signal = "SIGTERM"): Promise<void> {
+    for (const child of this.#children) if (child.pid === pid) await child.stop(signal);
+  }
+
+  /** Stops every child still running. */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.#children].map((child) => child.stop()));
+  }
+}
+
+function kill(process: Deno.ChildProcess, signal: Deno.Signal): void {
+  try {
+    process.kill(signal);
+  } catch {
+    // Already gone.
+  }
+}

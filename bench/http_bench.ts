@@ -1,0 +1,182 @@
+/**
+ * Requests/s and p50/p99 latency of the service against a bare `Deno.serve` (the ceiling) and
+ * json-server 0.17.4 (the peer), all started in this run and driven in alternation by wrk with
+ * 64 connections. `deno run -A bench/http_bench.ts [--quick] [--rounds=N] [--seconds=S]`
+ */
+import { parseArgs } from "node:util";
+import { SignJWT } from "jose";
+import { ChildGroup } from "./child_processes.ts";
+import { type CustomerFixture, writeCustomerFixture } from "./customer_fixture.ts";
+import { printServiceProfile } from "./http_profile.ts";
+import { printWorkload, type TargetRuns } from "./http_report.ts";
+import {
+  drive,
+  type Flavour,
+  type Load,
+  settle,
+  type Workload,
+  writeIdsFile,
+} from "./http_workloads.ts";
+import { installJsonServer, startBaseline, startJsonServer, startService } from "./http_targets.ts";
+import { ensureWrk } from "./wrk.ts";
+
+/** Sizes and repeats. */
+export interface HttpBenchOptions {
+  /** One round of 1 s runs, no warm-up: a few seconds, for CI. */
+  quick: boolean;
+  rounds?: number;
+  /** Seconds per wrk run. */
+  seconds?: number;
+  customers?: number;
+  /** Also measure the service with LOG_LEVEL=warn on GET one (default: unless quick). */
+  warnVariant?: boolean;
+  /** When set, one more service runs GET one under `--cpu-prof` writing here, summarised. */
+  cpuProfDir?: string;
+}
+
+interface Running {
+  name: string;
+  role: TargetRuns["role"];
+  flavour: Flavour;
+  url: string;
+  workloads: Workload[];
+}
+
+const WORKLOADS: Workload[] = ["get", "list", "post", "put"];
+const WARM_UP_SECONDS = 2;
+
+/** Runs the benchmark and prints a table per workload; returns the goals' outcomes. */
+export async function runHttpBench(options: HttpBenchOptions): Promise<string[]> {
+  const rounds = options.rounds ?? (options.quick ? 1 : 5);
+  const seconds = options.seconds ?? (options.quick ? 1 : 3);
+  const customers = options.customers ?? 10_000;
+  await ensureWrk();
+  const root = await Deno.makeTempDir({ prefix: "customer-api-http-bench-" });
+  const group = new ChildGroup(root);
+  try {
+    const fixture = await writeCustomerFixture(`${root}/data`, customers, true);
+    const idsFile = `${root}/ids.txt`;
+    await writeIdsFile(idsFile, fixture.ids, fixture.customers!.map((c) => c.email));
+    const secret = randomSecret();
+    const load: Load = { idsFile, token: await mintToken(secret), seconds };
+
+    const baseline = await startBaseline(group);
+    const service = await startService(group, await copyDataDir(fixture, root, "info"), {
+      secret,
+      logLevel: "info",
+    });
+    const targets = [
+      running("baseline (bare Deno.serve)", "baseline", baseline.url),
+      running("service", "service", service.url),
+    ];
+    if (options.warnVariant ?? !options.quick) {
+      // A first (info) run replays and compacts, so the quiet run's readiness is all there is.
+      const warnDir = await copyDataDir(fixture, root, "warn");
+      await group.stop((await startService(group, warnDir, { secret, logLevel: "info" })).pid);
+      const warn = await startService(group, warnDir, {
+        secret,
+        logLevel: "warn",
+        name: "service-warn",
+      });
+      targets.push(running("service, LOG_LEVEL=warn", "other", warn.url));
+    }
+    const jsonServer = await installJsonServer();
+    if (jsonServer.bin !== undefined) {
+      await Deno.writeTextFile(`${root}/db.json`, JSON.stringify({ customers: fixture.customers }));
+      const peer = await startJsonServer(group, jsonServer.bin, `${root}/db.json`);
+      targets.push(running("json-server 0.17.4", "peer", peer.url));
+    } else console.log(`http: json-server skipped: ${jsonServer.reason}`);
+
+    console.log(
+      `\nhttp: wrk -t1 -c64, ${customers.toLocaleString("en-US")} customers ` +
+        `(${fixture.events} events), service LOG_LEVEL=info, startup ` +
+        `${service.startupSeconds.toFixed(2)} s; ${rounds} round(s) of ${seconds} s per run, ` +
+        `alternating targets; medians (ratios: medians of per-round ratios)`,
+    );
+    if (!options.quick) {
+      for (const target of targets) {
+        await drive(target.url, target.flavour, "get", { ...load, seconds: WARM_UP_SECONDS });
+      }
+    }
+    const results = new Map<Workload, TargetRuns[]>();
+    for (const workload of WORKLOADS) {
+      results.set(
+        workload,
+        targets.filter((t) => t.workloads.includes(workload)).map((t) => ({ ...t, runs: [] })),
+      );
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const workload of WORKLOADS) {
+        for (const row of results.get(workload)!) {
+          const target = targets.find((t) => t.name === row.name)!;
+          row.runs.push(await drive(target.url, target.flavour, workload, load));
+          await settle(target.url, target.flavour);
+          await group.trimOutput();
+        }
+      }
+    }
+    const outcomes = WORKLOADS.flatMap((w) => printWorkload(w, results.get(w)!));
+    if (options.cpuProfDir !== undefined) {
+      await group.stopAll();
+      const dataDir = await copyDataDir(fixture, root, "prof");
+      await printServiceProfile(group, dataDir, secret, load, options.cpuProfDir);
+    }
+    return outcomes;
+  } finally {
+    await group.stopAll();
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+/** A target; the one with role "other" (the LOG_LEVEL=warn variant) only runs GET one. */
+function running(name: string, role: TargetRuns["role"], url: string): Running {
+  const flavour: Flavour = role === "peer"
+    ? "json-server"
+    : role === "baseline"
+    ? "baseline"
+    : "service";
+  return { name, role, flavour, url, workloads: role === "other" ? ["get"] : WORKLOADS };
+}
+
+/** A fresh DATA_DIR holding a copy of the fixture's log (each server locks its own). */
+async function copyDataDir(fixture: CustomerFixture, root: string, name: string): Promise<string> {
+  const dataDir = `${root}/data-${name}`;
+  const log = fixture.logPath.slice(fixture.dataDir.length);
+  await Deno.mkdir(`${dataDir}${log.slice(0, log.lastIndexOf("/"))}`, { recursive: true });
+  await Deno.copyFile(fixture.logPath, `${dataDir}${log}`);
+  return dataDir;
+}
+
+/** A random JWT_SECRET of 48 hex characters. */
+export function randomSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** An HS256 token for the secret, with both customer scopes, valid for a day. */
+export function mintToken(secret: string): Promise<string> {
+  return new SignJWT({ scope: "customers:read customers:write" })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject("bench")
+    .setIssuedAt()
+    .setExpirationTime("24h")
+    .sign(new TextEncoder().encode(secret));
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      quick: { type: "boolean", default: false },
+      rounds: { type: "string" },
+      seconds: { type: "string" },
+      "cpu-prof": { type: "string" },
+    },
+  });
+  await runHttpBench({
+    quick: values.quick,
+    rounds: values.rounds === undefined ? undefined : Number(values.rounds),
+    seconds: values.seconds === undefined ? undefined : Number(values.seconds),
+    cpuProfDir: values["cpu-prof"],
+  });
+}

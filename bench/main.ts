@@ -1,0 +1,60 @@
+/**
+ * `deno task bench [--quick] [--only=http,scale,auth,startup] [--events=N] [--runs=N]
+ * [--cpu-prof=DIR] [--http-rounds=N] [--http-seconds=S] [--http-cpu-prof=DIR] [--scale]
+ * [--scale-sizes=10000,100000,1000000]`: runs the benchmarks, the HTTP one first; `--quick` is a
+ * few-second run for CI; `--events`, `--runs` and `--cpu-prof` size and profile the startup
+ * benchmark; `--http-*` the HTTP one; `--scale` adds the scaling figures (or `--only=scale`).
+ */
+import { parseArgs } from "node:util";
+import { runAuthCacheBench } from "./auth_cache_bench.ts";
+import { runHttpBench } from "./http_bench.ts";
+import { runScaleBench } from "./http_scale.ts";
+import { runStartupBench } from "./startup_bench.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    quick: { type: "boolean", default: false },
+    only: { type: "string" },
+    events: { type: "string" },
+    runs: { type: "string" },
+    "cpu-prof": { type: "string" },
+    "http-rounds": { type: "string" },
+    "http-seconds": { type: "string" },
+    "http-cpu-prof": { type: "string" },
+    scale: { type: "boolean", default: false },
+    "scale-sizes": { type: "string" },
+  },
+});
+
+const BENCHES = ["http", "scale", "auth", "startup"];
+const only = values.only?.split(",") ?? BENCHES.filter((name) => name !== "scale" || values.scale);
+for (const name of only) {
+  if (!BENCHES.includes(name)) throw new Error(`--only "${name}" must be one of ${BENCHES}`);
+}
+const number = (value: string | undefined) => value === undefined ? undefined : Number(value);
+
+if (only.includes("http")) {
+  await runHttpBench({
+    quick: values.quick,
+    rounds: number(values["http-rounds"]),
+    seconds: number(values["http-seconds"]),
+    cpuProfDir: values["http-cpu-prof"],
+  });
+}
+if (only.includes("scale")) {
+  await runScaleBench({
+    sizes: values["scale-sizes"]?.split(",").map(Number),
+    rounds: values.quick ? 1 : number(values["http-rounds"]),
+    seconds: values.quick ? 1 : number(values["http-seconds"]),
+  });
+}
+if (only.includes("auth")) await runAuthCacheBench({ quick: values.quick });
+if (only.includes("startup")) {
+  await runStartupBench({
+    quick: values.quick,
+    events: number(values.events),
+    runs: number(values.runs),
+    cpuProfDir: values["cpu-prof"],
+  });
+}
