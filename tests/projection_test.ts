@@ -299,3 +299,28 @@ Deno.test("the email filter follows email changes", () => {
     idOf(2),
   ]);
 });
+
+Deno.test("after thousands of deletes the list, pages and all() still hold exactly the live ids in order", () => {
+  const bigId = (n: number) => `01JDQ8Z5K3M4N5P6Q7R8S9${String(n).padStart(4, "0")}`;
+  const numbers = range(1, 5000);
+  const projection = new CustomerProjection();
+  for (const n of numbers) {
+    projection.apply(created({ ...customer(n, `C ${n}`, `c${n}@example.com`), id: bigId(n) }));
+  }
+  // Enough deletes to pass the tombstone threshold several times over.
+  for (const n of numbers.filter((n) => n % 3 !== 0)) projection.apply(deleted(bigId(n), 2));
+  const live = numbers.filter((n) => n % 3 === 0).map(bigId);
+  assert.equal(projection.size, live.length);
+  assert.deepEqual(idsOf(projection.all()), live);
+  const seen: string[] = [];
+  let after: string | undefined;
+  for (let more = true; more;) {
+    const page = projection.list({ limit: 97, after });
+    seen.push(...idsOf(page.items));
+    more = page.more;
+    after = page.items.at(-1)?.id;
+  }
+  assert.deepEqual(seen, live);
+  // A page that starts after a deleted id still continues right after it.
+  assert.deepEqual(idsOf(projection.list({ limit: 1, after: bigId(4) }).items), [bigId(6)]);
+});
