@@ -1,6 +1,7 @@
 import type { Logger } from "./log.ts";
 import type { CustomerService, SnapshotRecord } from "./service/customer_service.ts";
 import type { JsonlEventStore } from "./store/jsonl_store.ts";
+import { lastMemberText } from "./store/checked_line.ts";
 import { compactSegment, removeSegment } from "./store/segment_compaction.ts";
 import {
   CorruptSnapshotError,
@@ -58,7 +59,11 @@ export class Persistence {
     for (const info of await listSnapshots(this.#store.dataDir)) {
       try {
         const loaded: SnapshotRecord[] = [];
-        await readSnapshot(info, (record) => loaded.push(record as unknown as SnapshotRecord));
+        await readSnapshot(info, (record, line) => {
+          // A customer's JSON text is taken from the line as it is: nothing to serialise again.
+          if (record.kind === "customer") record.json = lastMemberText(line, "data");
+          loaded.push(record as unknown as SnapshotRecord);
+        });
         records = loaded;
         snapshotSeq = info.seq;
         break;

@@ -1,6 +1,6 @@
 import { type Customer, emailKey } from "./domain/customer.ts";
 import type { CustomerState } from "./domain/decide.ts";
-import { type CustomerEvent, evolve } from "./domain/events.ts";
+import type { CustomerEvent } from "./domain/events.ts";
 
 /** What a page of the list asks for. */
 export interface ListQuery {
@@ -13,15 +13,28 @@ export interface ListQuery {
   q?: string;
 }
 
+/**
+ * A live customer as the read model keeps it: its JSON text (what GET answers and a snapshot
+ * stores) and what the indexes need. Keeping text instead of an object graph halves the memory
+ * per customer and spares the garbage collector; decisions parse the text when they need it.
+ */
+export interface CustomerRecord {
+  readonly id: string;
+  readonly version: number;
+  /** The lower-cased email, the key of the email index. */
+  readonly emailKey: string;
+  readonly json: string;
+}
+
 /** One page of customers, and whether more match after it. */
 export interface ListPage {
-  items: Customer[];
+  items: CustomerRecord[];
   more: boolean;
 }
 
 /** The in-memory read model: live customers by id, by email, and in id order. */
 export class CustomerProjection implements CustomerState {
-  #byId = new Map<string, Customer>();
+  #byId = new Map<string, CustomerRecord>();
   #byEmail = new Map<string, string>();
   /**
    * Ids in ascending order; ULIDs are created in order, so inserts append. A delete leaves its id
@@ -36,8 +49,14 @@ export class CustomerProjection implements CustomerState {
     return this.#byId.size;
   }
 
-  /** The live customer with this id. */
+  /** The live customer with this id, parsed from its record. */
   get(id: string): Customer | undefined {
+    const record = this.#byId.get(id);
+    return record === undefined ? undefined : JSON.parse(record.json);
+  }
+
+  /** The record of the live customer with this id. */
+  record(id: string): CustomerRecord | undefined {
     return this.#byId.get(id);
   }
 
@@ -46,47 +65,59 @@ export class CustomerProjection implements CustomerState {
     return this.#byEmail.get(key);
   }
 
-  /** Folds one durable event into the model. */
-  apply(event: CustomerEvent): void {
+  /**
+   * Folds one durable event into the model. `json` is the event's data as JSON text when the
+   * caller has it already (the log reader does), else it is serialised here.
+   */
+  apply(event: CustomerEvent, json?: string): void {
     const before = this.#byId.get(event.id);
-    const after = evolve(before, event);
-    if (before !== undefined) this.#byEmail.delete(emailKey(before.email));
-    if (after === undefined) {
+    const data = event.data;
+    const newKey = data === null ? undefined : emailKey(data.email);
+    if (before?.emailKey !== newKey) {
+      if (before !== undefined) this.#byEmail.delete(before.emailKey);
+      if (newKey !== undefined) this.#byEmail.set(newKey, event.id);
+    }
+    if (data === null) {
       if (before !== undefined) this.#bury(event.id);
       return;
     }
-    this.#byId.set(event.id, after);
-    this.#byEmail.set(emailKey(after.email), event.id);
+    const record: CustomerRecord = {
+      id: event.id,
+      version: data.version,
+      emailKey: newKey!,
+      json: json ?? JSON.stringify(data),
+    };
+    this.#byId.set(event.id, record);
     if (before === undefined) this.#insertId(event.id);
   }
 
-  /** Every live customer in id order (a new array; the customers are immutable values). */
-  all(): Customer[] {
-    const live: Customer[] = [];
+  /** Every live customer's record in id order (a new array; records are immutable values). */
+  all(): CustomerRecord[] {
+    const live: CustomerRecord[] = [];
     for (const id of this.#ids) {
-      const customer = this.#byId.get(id);
-      if (customer !== undefined) live.push(customer);
+      const record = this.#byId.get(id);
+      if (record !== undefined) live.push(record);
     }
     return live;
   }
 
   /** A page of live customers in id order. */
   list(query: ListQuery): ListPage {
-    const needle = query.q?.toLowerCase();
+    const matches = matcher(query.q);
     if (query.email !== undefined) {
       const id = this.#byEmail.get(emailKey(query.email));
-      const customer = id === undefined ? undefined : this.#byId.get(id);
-      const hit = customer !== undefined && (query.after === undefined || id! > query.after) &&
-        matches(customer, needle);
-      return { items: hit ? [customer] : [], more: false };
+      const record = id === undefined ? undefined : this.#byId.get(id);
+      const hit = record !== undefined && (query.after === undefined || id! > query.after) &&
+        matches(record);
+      return { items: hit ? [record] : [], more: false };
     }
-    const items: Customer[] = [];
+    const items: CustomerRecord[] = [];
     let i = query.after === undefined ? 0 : this.#indexAfter(query.after);
     for (; i < this.#ids.length; i++) {
-      const customer = this.#byId.get(this.#ids[i]);
-      if (customer === undefined || !matches(customer, needle)) continue;
+      const record = this.#byId.get(this.#ids[i]);
+      if (record === undefined || !matches(record)) continue;
       if (items.length === query.limit) return { items, more: true };
-      items.push(customer);
+      items.push(record);
     }
     return { items, more: false };
   }
@@ -123,8 +154,20 @@ export class CustomerProjection implements CustomerState {
   }
 }
 
-function matches(customer: Customer, needle: string | undefined): boolean {
-  if (needle === undefined) return true;
-  return customer.name.toLowerCase().includes(needle) ||
-    customer.email.toLowerCase().includes(needle);
+/**
+ * The q filter: a case-insensitive search of the JSON text finds candidates without allocating;
+ * only those are parsed to check the name and email themselves.
+ */
+function matcher(q: string | undefined): (record: CustomerRecord) => boolean {
+  if (q === undefined) return () => true;
+  const needle = q.toLowerCase();
+  // JSON escapes some characters; a needle that needs escaping is searched for as JSON would write it.
+  const escaped = JSON.stringify(q).slice(1, -1).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const candidate = new RegExp(escaped, "i");
+  return (record) => {
+    if (!candidate.test(record.json)) return false;
+    const customer = JSON.parse(record.json) as Customer;
+    return customer.name.toLowerCase().includes(needle) ||
+      customer.email.toLowerCase().includes(needle);
+  };
 }

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import type { Customer } from "../src/domain/customer.ts";
 import { createLogger } from "../src/log.ts";
 import { Persistence } from "../src/persistence.ts";
-import { CustomerProjection } from "../src/projection.ts";
+import { CustomerProjection, type CustomerRecord } from "../src/projection.ts";
 import { CustomerService } from "../src/service/customer_service.ts";
 import { CorruptLogError, JsonlEventStore } from "../src/store/jsonl_store.ts";
 import { listSegments } from "../src/store/segments.ts";
@@ -150,7 +150,7 @@ Deno.test("compact() then recover() in a fresh instance restores the identical s
 });
 
 /** Two compactions with a delete between them, then one more write; returns the final state. */
-async function twoSnapshots(dir: string, newId: () => string): Promise<Customer[]> {
+async function twoSnapshots(dir: string, newId: () => string): Promise<CustomerRecord[]> {
   const a = await open(dir, newId);
   await a.persistence.recover();
   const created = await createMany(a, 1, 10);

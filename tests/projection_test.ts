@@ -49,7 +49,7 @@ function range(from: number, to: number): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
 
-function idsOf(items: Customer[]): string[] {
+function idsOf(items: { id: string }[]): string[] {
   return items.map((item) => item.id);
 }
 
@@ -141,7 +141,7 @@ Deno.test("ids inserted out of order still come out sorted", () => {
 Deno.test("list with a limit returns the first ids and says more when more remain", () => {
   const projection = projectionOf(range(1, 5));
   assert.deepEqual(projection.list({ limit: 2 }), {
-    items: [1, 2].map((n) => projection.get(idOf(n))!),
+    items: [1, 2].map((n) => projection.record(idOf(n))!),
     more: true,
   });
 });
@@ -254,7 +254,7 @@ Deno.test("q with a limit says more only when another matching customer follows"
   });
   // Customers 3–5 follow the only match, but none of them matches, so there is no next page.
   assert.deepEqual(projection.list({ limit: 1, q: "GRACE" }), {
-    items: [projection.get(idOf(2))!],
+    items: [projection.record(idOf(2))!],
     more: false,
   });
 });
@@ -267,7 +267,7 @@ Deno.test("q combined with after pages through matches only", () => {
 Deno.test("the email filter matches the whole address case-insensitively", () => {
   const projection = people();
   assert.deepEqual(projection.list({ limit: 10, email: "KJ@nasa.EXAMPLE" }), {
-    items: [projection.get(idOf(4))!],
+    items: [projection.record(idOf(4))!],
     more: false,
   });
   assert.deepEqual(idsOf(projection.list({ limit: 10, email: "grace@navy.example" }).items), [
@@ -323,4 +323,21 @@ Deno.test("after thousands of deletes the list, pages and all() still hold exact
   assert.deepEqual(seen, live);
   // A page that starts after a deleted id still continues right after it.
   assert.deepEqual(idsOf(projection.list({ limit: 1, after: bigId(4) }).items), [bigId(6)]);
+});
+
+Deno.test("a record keeps the customer as JSON text, and get() parses it back to the same customer", () => {
+  const projection = new CustomerProjection();
+  const ada = customer(1, 'Ada "Countess" Lovelace', "Ada@Example.com");
+  projection.apply(created(ada));
+  const record = projection.record(idOf(1))!;
+  assert.deepEqual(record, {
+    id: idOf(1),
+    version: 1,
+    emailKey: "ada@example.com",
+    json: JSON.stringify(ada),
+  });
+  assert.deepEqual(projection.get(idOf(1)), ada);
+  // q finds names whose JSON text needs escaping, and only in name or email.
+  assert.deepEqual(idsOf(projection.list({ limit: 10, q: '"countess"' }).items), [idOf(1)]);
+  assert.deepEqual(idsOf(projection.list({ limit: 10, q: "2026-11" }).items), []);
 });

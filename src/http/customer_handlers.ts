@@ -1,4 +1,5 @@
-import { type Customer, isUlid } from "../domain/customer.ts";
+import { isUlid } from "../domain/customer.ts";
+import type { CustomerRecord } from "../projection.ts";
 import { CustomerNotFoundError } from "../domain/errors.ts";
 import type { CustomerService } from "../service/customer_service.ts";
 import { type Principal, READ_SCOPE, requireScope, WRITE_SCOPE } from "./auth.ts";
@@ -44,7 +45,7 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
         params.set("cursor", next);
         headers.link = `<${context.url.pathname}?${params}>; rel="next"`;
       }
-      const data = page.items.map(customerJson).join(",");
+      const data = page.items.map((record) => record.json).join(",");
       const body = `{"data":[${data}],"next_cursor":${next === null ? "null" : `"${next}"`}}`;
       return new Response(body, { headers });
     },
@@ -57,7 +58,7 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
       }
       const body = await readJsonBody(request, JSON_BODY, maxBodyBytes);
       const { customer, replayed } = await service.create(body, writeContext(context), key);
-      const response = customerResponse(customer, 201);
+      const response = customerResponse(JSON.stringify(customer), customer.version, 201);
       response.headers.set("location", `/api/customers/${customer.id}`);
       if (replayed) response.headers.set("idempotent-replayed", "true");
       return response;
@@ -65,11 +66,11 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
 
     read(request: Request, context: HandlerContext): Response {
       requireScope(context.principal, READ_SCOPE);
-      const customer = live(service, context.params.id);
-      if (ifNoneMatchHits(request.headers.get("if-none-match"), customer.version)) {
-        return new Response(null, { status: 304, headers: { etag: etag(customer.version) } });
+      const record = live(service, context.params.id);
+      if (ifNoneMatchHits(request.headers.get("if-none-match"), record.version)) {
+        return new Response(null, { status: 304, headers: { etag: etag(record.version) } });
       }
-      return customerResponse(customer, 200);
+      return customerResponse(record.json, record.version, 200);
     },
 
     async replace(request: Request, context: HandlerContext): Promise<Response> {
@@ -77,10 +78,8 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
       const id = live(service, context.params.id).id;
       const body = await readJsonBody(request, JSON_BODY, maxBodyBytes);
       const expected = parseIfMatch(request.headers.get("if-match"));
-      return customerResponse(
-        await service.replace(id, body, expected, writeContext(context)),
-        200,
-      );
+      const customer = await service.replace(id, body, expected, writeContext(context));
+      return customerResponse(JSON.stringify(customer), customer.version, 200);
     },
 
     async patch(request: Request, context: HandlerContext): Promise<Response> {
@@ -88,7 +87,8 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
       const id = live(service, context.params.id).id;
       const patch = await readJsonBody(request, PATCH_BODY, maxBodyBytes);
       const expected = parseIfMatch(request.headers.get("if-match"));
-      return customerResponse(await service.patch(id, patch, expected, writeContext(context)), 200);
+      const customer = await service.patch(id, patch, expected, writeContext(context));
+      return customerResponse(JSON.stringify(customer), customer.version, 200);
     },
 
     async remove(request: Request, context: HandlerContext): Promise<Response> {
@@ -101,25 +101,16 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
   };
 }
 
-/** The live customer with the path's id; a malformed id is simply not found. */
-function live(service: CustomerService, id: string | undefined): Customer {
-  const customer = id !== undefined && isUlid(id) ? service.get(id) : undefined;
-  if (customer === undefined) throw new CustomerNotFoundError(id ?? "");
-  return customer;
+/** The live customer's record for the path's id; a malformed id is simply not found. */
+function live(service: CustomerService, id: string | undefined): CustomerRecord {
+  const record = id !== undefined && isUlid(id) ? service.record(id) : undefined;
+  if (record === undefined) throw new CustomerNotFoundError(id ?? "");
+  return record;
 }
 
-/** Serialised customers; a customer object never changes, so its JSON never goes stale. */
-const jsonCache = new WeakMap<Customer, string>();
-
-function customerJson(customer: Customer): string {
-  let json = jsonCache.get(customer);
-  if (json === undefined) jsonCache.set(customer, json = JSON.stringify(customer));
-  return json;
-}
-
-function customerResponse(customer: Customer, status: number): Response {
-  return new Response(customerJson(customer), {
+function customerResponse(json: string, version: number, status: number): Response {
+  return new Response(json, {
     status,
-    headers: { "content-type": JSON_TYPE, etag: etag(customer.version) },
+    headers: { "content-type": JSON_TYPE, etag: etag(version) },
   });
 }

@@ -5,7 +5,7 @@ import { IdempotencyKeyInFlightError, IdempotencyKeyReusedError } from "../domai
 import type { CustomerCommand } from "../domain/commands.ts";
 import type { CustomerEvent } from "../domain/events.ts";
 import type { EventMeta, EventStore, StoredEvent } from "../store/event_store.ts";
-import type { CustomerProjection, ListPage, ListQuery } from "../projection.ts";
+import type { CustomerProjection, CustomerRecord, ListPage, ListQuery } from "../projection.ts";
 import { type IdempotencyEntry, IdempotencyKeys } from "./idempotency.ts";
 import { PendingState } from "./pending_state.ts";
 import { requestHash } from "./request_hash.ts";
@@ -27,9 +27,12 @@ export interface CustomerServiceDeps {
   onCommit?: (event: StoredEvent) => void;
 }
 
-/** One line of a snapshot: a live customer, or a remembered idempotency key. */
+/**
+ * One line of a snapshot: a live customer (with its JSON text when the reader has it), or a
+ * remembered idempotency key.
+ */
 export type SnapshotRecord =
-  | { kind: "customer"; data: Customer }
+  | { kind: "customer"; data: Customer; json?: string }
   | ({ kind: "idempotency" } & IdempotencyEntry);
 
 /** The result of a create: the customer, and whether it is a replay of an earlier answer. */
@@ -73,15 +76,16 @@ export class CustomerService {
   }
 
   /**
-   * The state as snapshot records, captured now (customers are immutable values, so later
-   * changes do not alter what the iterator yields). Only records of live customers are included.
+   * The state as snapshot records, captured now (records are immutable values, so later changes
+   * do not alter what the iterator yields). Customers come as ready JSON text, so a snapshot
+   * costs no serialisation. Only keys of live customers are included.
    */
-  snapshotRecords(): Iterable<SnapshotRecord> {
+  snapshotRecords(): Iterable<SnapshotRecord | string> {
     const customers = this.#projection.all();
     const keys = [...this.#idempotency.entries(this.#clock())]
-      .filter((entry) => this.#projection.get(entry.customer.id) !== undefined);
+      .filter((entry) => this.isLive(entry.customer.id));
     return (function* () {
-      for (const data of customers) yield { kind: "customer", data } as const;
+      for (const record of customers) yield `{"kind":"customer","data":${record.json}}`;
       for (const entry of keys) yield { kind: "idempotency", ...entry } as const;
     })();
   }
@@ -96,7 +100,7 @@ export class CustomerService {
         version: data.version,
         time: data.updated_at,
         data,
-      });
+      }, record.json);
     } else {
       const { actor, key, requestHash, customer, at } = record;
       this.#idempotency.remember(actor, key, { requestHash, customer, at });
@@ -105,12 +109,17 @@ export class CustomerService {
 
   /** True when the customer is live in the durable state. */
   isLive(id: string): boolean {
-    return this.#projection.get(id) !== undefined;
+    return this.#projection.record(id) !== undefined;
   }
 
-  /** A live customer (durable state only). */
+  /** A live customer (durable state only), parsed from its record. */
   get(id: string): Customer | undefined {
     return this.#projection.get(id);
+  }
+
+  /** The record of a live customer: its JSON text and version, as GET answers them. */
+  record(id: string): CustomerRecord | undefined {
+    return this.#projection.record(id);
   }
 
   /** A page of live customers. */
@@ -192,7 +201,7 @@ export class CustomerService {
   }
 
   #applyDurable(event: StoredEvent): void {
-    this.#projection.apply(event);
+    this.#projection.apply(event, event.dataJson);
     this.#appliedSeq = event.seq;
     if (event.type === "customer.created" && event.idempotency_key !== undefined) {
       this.#idempotency.remember(event.actor, event.idempotency_key, {

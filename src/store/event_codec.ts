@@ -1,7 +1,7 @@
 import { isUlid } from "../domain/customer.ts";
 import { EVENT_TYPES } from "../domain/events.ts";
 import type { StoredEvent } from "./event_store.ts";
-import { CorruptRecordError, decodeLine, encodeLine } from "./checked_line.ts";
+import { CorruptRecordError, decodeLine, encodeLine, lastMemberText } from "./checked_line.ts";
 
 export { CorruptRecordError };
 
@@ -21,14 +21,21 @@ export function encodeEvent(event: StoredEvent): Uint8Array {
   });
 }
 
-/** Decodes one log line (without its newline), checking its checksum and shape. */
-export function decodeEvent(line: Uint8Array): StoredEvent {
-  const record = decodeLine(line);
+/**
+ * Decodes one log line (without its newline), checking its checksum and shape. With `withData`
+ * the event's `dataJson` holds its data as JSON text, for a reader that keeps text, not objects.
+ */
+export function decodeEvent(line: Uint8Array, text?: string, withData = false): StoredEvent {
+  const record = decodeLine(line, text);
   if (
     !Number.isSafeInteger(record.seq) || !EVENT_TYPES.has(record.type as string) ||
     typeof record.id !== "string" || !isUlid(record.id) || !Number.isSafeInteger(record.version)
   ) {
     throw new CorruptRecordError("Record is not a customer event");
+  }
+  if (withData && record.data !== null) {
+    // Not enumerable: it is a reader's convenience, not part of the event.
+    Object.defineProperty(record, "dataJson", { value: lastMemberText(line, "data") });
   }
   return record as unknown as StoredEvent;
 }

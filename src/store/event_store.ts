@@ -12,8 +12,11 @@ export interface EventMeta {
   request_hash?: string;
 }
 
-/** An event as the log stores it: the domain event, its metadata and a gap-free sequence number. */
-export type StoredEvent = CustomerEvent & EventMeta & { seq: number };
+/**
+ * An event as the log stores it: the domain event, its metadata and a gap-free sequence number.
+ * A replayed event may carry its data as JSON text too (`dataJson`; never written).
+ */
+export type StoredEvent = CustomerEvent & EventMeta & { seq: number; dataJson?: string };
 
 /** A durable, append-only log of customer events. */
 export interface EventStore {

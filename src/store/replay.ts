@@ -76,10 +76,10 @@ export async function replaySegments(
     try {
       let expected = segment.first;
       let bad: Bad | null = null;
-      const { end, rest, lines } = await readLines(file, (line, offset, lineNumber) => {
+      const { end, rest, lines } = await readLines(file, (line, offset, lineNumber, text) => {
         let event: StoredEvent;
         try {
-          event = decodeEvent(line);
+          event = decodeEvent(line, text, true);
         } catch (error) {
           if (!(error instanceof CorruptRecordError)) throw error;
           bad ??= { line: lineNumber, offset, reason: error.message };

@@ -45,7 +45,7 @@ export async function listSnapshots(dataDir: string): Promise<SnapshotInfo[]> {
 export async function writeSnapshot(
   dataDir: string,
   seq: number,
-  records: Iterable<object>,
+  records: Iterable<object | string>,
 ): Promise<SnapshotInfo> {
   const dir = `${dataDir}/${SNAPSHOT_DIR}`;
   await Deno.mkdir(dir, { recursive: true });
@@ -68,19 +68,22 @@ export async function writeSnapshot(
   return { path: `${dir}/${name}`, seq };
 }
 
-/** Reads a whole snapshot into onRecord; throws CorruptSnapshotError on any damage. */
+/**
+ * Reads a whole snapshot into onRecord (with each record's raw line); throws CorruptSnapshotError
+ * on any damage.
+ */
 export async function readSnapshot(
   info: SnapshotInfo,
-  onRecord: (record: Record<string, unknown>) => void,
+  onRecord: (record: Record<string, unknown>, line: Uint8Array) => void,
 ): Promise<void> {
   const file = await Deno.open(info.path, { read: true });
   let count = 0;
   let state: "header" | "body" | "ended" = "header";
   try {
-    const { rest } = await readLines(file, (line, _offset, lineNumber) => {
+    const { rest } = await readLines(file, (line, _offset, lineNumber, text) => {
       let record: Record<string, unknown>;
       try {
-        record = decodeLine(line);
+        record = decodeLine(line, text);
       } catch (error) {
         if (error instanceof CorruptRecordError) {
           throw new CorruptSnapshotError(info.path, `line ${lineNumber}: ${error.message}`);
@@ -104,7 +107,7 @@ export async function readSnapshot(
         state = "ended";
       } else {
         count++;
-        onRecord(record);
+        onRecord(record, line);
       }
     });
     // The callback above moves `state` on; TypeScript cannot see that through the closure.
