@@ -1,7 +1,7 @@
 import type { Logger } from "./log.ts";
 import type { CustomerService, SnapshotRecord } from "./service/customer_service.ts";
 import type { JsonlEventStore } from "./store/jsonl_store.ts";
-import { lastMemberText } from "./store/checked_line.ts";
+import { customerFacts } from "./projection.ts";
 import { compactSegment, removeSegment } from "./store/segment_compaction.ts";
 import {
   CorruptSnapshotError,
@@ -59,10 +59,13 @@ export class Persistence {
     for (const info of await listSnapshots(this.#store.dataDir)) {
       try {
         const loaded: SnapshotRecord[] = [];
-        await readSnapshot(info, (record, line) => {
-          // A customer's JSON text is taken from the line as it is: nothing to serialise again.
-          if (record.kind === "customer") record.json = lastMemberText(line, "data");
-          loaded.push(record as unknown as SnapshotRecord);
+        await readSnapshot(info, (record, data) => {
+          // A customer's JSON text is kept as the line has it: nothing is parsed or serialised.
+          loaded.push(
+            record.kind === "customer"
+              ? { kind: "customer", json: data ?? "" }
+              : record as unknown as SnapshotRecord,
+          );
         });
         records = loaded;
         snapshotSeq = info.seq;
@@ -151,13 +154,16 @@ export class Persistence {
   /** Rewrites the previous snapshot without customers that are no longer live; drops it if damaged. */
   async #keepErased(previous: SnapshotInfo | undefined): Promise<SnapshotInfo | undefined> {
     if (previous === undefined) return undefined;
-    const kept: object[] = [];
+    const kept: (object | string)[] = [];
     try {
-      await readSnapshot(previous, (record) => {
-        const id = record.kind === "customer"
-          ? (record.data as { id: string }).id
-          : (record.customer as { id: string }).id;
-        if (this.#service.isLive(id)) kept.push(record);
+      await readSnapshot(previous, (record, data) => {
+        if (record.kind === "customer" && data !== undefined) {
+          if (this.#service.isLive(customerFacts(data).id)) {
+            kept.push(`{"kind":"customer","data":${data}}`);
+          }
+        } else if (this.#service.isLive((record.customer as { id: string }).id)) {
+          kept.push(record);
+        }
       });
     } catch (error) {
       if (!(error instanceof CorruptSnapshotError)) throw error;

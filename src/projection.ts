@@ -67,28 +67,31 @@ export class CustomerProjection implements CustomerState {
 
   /**
    * Folds one durable event into the model. `json` is the event's data as JSON text when the
-   * caller has it already (the log reader does), else it is serialised here.
+   * caller has it (the log and snapshot readers do), so `event.data` need not be built at all.
    */
   apply(event: CustomerEvent, json?: string): void {
-    const before = this.#byId.get(event.id);
-    const data = event.data;
-    const newKey = data === null ? undefined : emailKey(data.email);
-    if (before?.emailKey !== newKey) {
-      if (before !== undefined) this.#byEmail.delete(before.emailKey);
-      if (newKey !== undefined) this.#byEmail.set(newKey, event.id);
-    }
-    if (data === null) {
-      if (before !== undefined) this.#bury(event.id);
+    if (event.type === "customer.deleted") {
+      const before = this.#byId.get(event.id);
+      if (before === undefined) return;
+      this.#byEmail.delete(before.emailKey);
+      this.#bury(event.id);
       return;
     }
-    const record: CustomerRecord = {
-      id: event.id,
-      version: data.version,
-      emailKey: newKey!,
-      json: json ?? JSON.stringify(data),
-    };
-    this.#byId.set(event.id, record);
-    if (before === undefined) this.#insertId(event.id);
+    if (json === undefined) {
+      this.put(event.id, event.version, event.data.email, JSON.stringify(event.data));
+    } else this.put(event.id, event.version, customerFacts(json).email, json);
+  }
+
+  /** Sets a live customer from its JSON text (a snapshot's customer line, say). */
+  put(id: string, version: number, email: string, json: string): void {
+    const before = this.#byId.get(id);
+    const key = emailKey(email);
+    if (before?.emailKey !== key) {
+      if (before !== undefined) this.#byEmail.delete(before.emailKey);
+      this.#byEmail.set(key, id);
+    }
+    this.#byId.set(id, { id, version, emailKey: key, json });
+    if (before === undefined) this.#insertId(id);
   }
 
   /** Every live customer's record in id order (a new array; records are immutable values). */
@@ -170,4 +173,28 @@ function matcher(q: string | undefined): (record: CustomerRecord) => boolean {
     return customer.name.toLowerCase().includes(needle) ||
       customer.email.toLowerCase().includes(needle);
   };
+}
+
+/** The facts the indexes need from a customer's JSON text. */
+export interface CustomerFacts {
+  id: string;
+  email: string;
+  version: number;
+}
+
+// Customers are serialised with id, name and email first and version last (see decide.ts), so
+// anchored patterns read these without parsing; anything else falls back to JSON.parse.
+const HEAD = /^\{"id":"([0-9A-Z]{26})","name":"(?:[^"\\]|\\.)*","email":"((?:[^"\\]|\\.)*)"/;
+const TAIL = /,"version":([0-9]{1,15})\}$/;
+
+/** The id, email and version of a customer's JSON text, read without building the object. */
+export function customerFacts(json: string): CustomerFacts {
+  const head = HEAD.exec(json);
+  const tail = head === null ? null : TAIL.exec(json);
+  if (head === null || tail === null) {
+    const customer = JSON.parse(json) as Customer;
+    return { id: customer.id, email: customer.email, version: customer.version };
+  }
+  const email = head[2].includes("\\") ? JSON.parse(`"${head[2]}"`) as string : head[2];
+  return { id: head[1], email, version: Number(tail[1]) };
 }

@@ -5,7 +5,13 @@ import { IdempotencyKeyInFlightError, IdempotencyKeyReusedError } from "../domai
 import type { CustomerCommand } from "../domain/commands.ts";
 import type { CustomerEvent } from "../domain/events.ts";
 import type { EventMeta, EventStore, StoredEvent } from "../store/event_store.ts";
-import type { CustomerProjection, CustomerRecord, ListPage, ListQuery } from "../projection.ts";
+import {
+  customerFacts,
+  type CustomerProjection,
+  type CustomerRecord,
+  type ListPage,
+  type ListQuery,
+} from "../projection.ts";
 import { type IdempotencyEntry, IdempotencyKeys } from "./idempotency.ts";
 import { PendingState } from "./pending_state.ts";
 import { requestHash } from "./request_hash.ts";
@@ -27,12 +33,9 @@ export interface CustomerServiceDeps {
   onCommit?: (event: StoredEvent) => void;
 }
 
-/**
- * One line of a snapshot: a live customer (with its JSON text when the reader has it), or a
- * remembered idempotency key.
- */
+/** One line of a snapshot: a live customer as JSON text, or a remembered idempotency key. */
 export type SnapshotRecord =
-  | { kind: "customer"; data: Customer; json?: string }
+  | { kind: "customer"; json: string }
   | ({ kind: "idempotency" } & IdempotencyEntry);
 
 /** The result of a create: the customer, and whether it is a replay of an earlier answer. */
@@ -93,14 +96,8 @@ export class CustomerService {
   /** Restores one snapshot record into an empty service. */
   restore(record: SnapshotRecord): void {
     if (record.kind === "customer") {
-      const data = record.data;
-      this.#projection.apply({
-        type: "customer.created",
-        id: data.id,
-        version: data.version,
-        time: data.updated_at,
-        data,
-      }, record.json);
+      const { id, version, email } = customerFacts(record.json);
+      this.#projection.put(id, version, email, record.json);
     } else {
       const { actor, key, requestHash, customer, at } = record;
       this.#idempotency.remember(actor, key, { requestHash, customer, at });

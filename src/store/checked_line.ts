@@ -22,23 +22,88 @@ export function encodeLine(record: object | string): Uint8Array {
 }
 
 /**
- * Decodes one line (without its newline), checking its checksum; the crc member is removed.
- * `text` is the line already decoded as UTF-8, when the caller has it.
+ * Checks a line's checksum and returns where its body ends (where `,"crc":` begins); throws
+ * CorruptRecordError when the line is torn or damaged.
  */
-export function decodeLine(line: Uint8Array, text?: string): Record<string, unknown> {
+export function verifyLine(line: Uint8Array): number {
   if (line.length <= CRC_SUFFIX_LENGTH) throw new CorruptRecordError("Record is too short");
   const bodyEnd = line.length - CRC_SUFFIX_LENGTH;
   const expected = checksumOf(line, bodyEnd);
   if (expected < 0) throw new CorruptRecordError("Record has no checksum");
   const actual = crc32(CLOSE_BRACE, crc32(line.subarray(0, bodyEnd)));
   if (actual !== expected) throw new CorruptRecordError("Checksum mismatch");
+  return bodyEnd;
+}
+
+/**
+ * Decodes one line (without its newline), checking its checksum; the crc member is removed.
+ * `text` is the line already decoded as UTF-8, when the caller has it.
+ */
+export function decodeLine(line: Uint8Array, text?: string): Record<string, unknown> {
+  const bodyEnd = verifyLine(line);
+  // Parsing the line without its crc member spares a `delete`, which would slow the object.
+  const body = text === undefined
+    ? decodeText(line.subarray(0, bodyEnd))
+    : text.slice(0, text.length - CRC_SUFFIX_LENGTH);
+  return parseObject(body + "}");
+}
+
+/** A line split before its last member `key` (an object), without parsing that member. */
+export interface SplitLine {
+  /** The other members, parsed. */
+  head: Record<string, unknown>;
+  /** The last member's JSON text, a string of its own. */
+  member: string;
+}
+
+/**
+ * Decodes a line whose last member before the checksum is the object `key`, leaving that member
+ * as text: a reader that keeps text need not build (and then collect) its object graph. The
+ * member must follow only scalar members, so the first `,"key":{` is the member itself.
+ * Undefined when the line has no such member; throws CorruptRecordError when it is damaged.
+ */
+export function splitLine(line: Uint8Array, key: string, text?: string): SplitLine | undefined {
+  const marker = markerOf(key);
+  const at = indexOf(line, marker);
+  if (at === -1) return undefined;
+  const bodyEnd = verifyLine(line);
+  const headText = text === undefined
+    ? decodeText(line.subarray(0, at))
+    : text.slice(0, text.indexOf(`,"${key}":{`));
+  return {
+    head: parseObject(headText + "}"),
+    member: decodeText(line.subarray(at + marker.length - 1, bodyEnd)),
+  };
+}
+
+const markers = new Map<string, Uint8Array>();
+
+function markerOf(key: string): Uint8Array {
+  let marker = markers.get(key);
+  if (marker === undefined) markers.set(key, marker = encoder.encode(`,"${key}":{`));
+  return marker;
+}
+
+function indexOf(line: Uint8Array, marker: Uint8Array): number {
+  search: for (let at = line.indexOf(marker[0]); at !== -1; at = line.indexOf(marker[0], at + 1)) {
+    for (let i = 1; i < marker.length; i++) if (line[at + i] !== marker[i]) continue search;
+    return at;
+  }
+  return -1;
+}
+
+function decodeText(bytes: Uint8Array): string {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new CorruptRecordError("Record is not valid UTF-8 JSON");
+  }
+}
+
+function parseObject(text: string): Record<string, unknown> {
   let record: unknown;
   try {
-    // Parsing the line without its crc member spares a `delete`, which would slow the object.
-    const body = text === undefined
-      ? decoder.decode(line.subarray(0, bodyEnd))
-      : text.slice(0, text.length - CRC_SUFFIX_LENGTH);
-    record = JSON.parse(body + "}");
+    record = JSON.parse(text);
   } catch {
     throw new CorruptRecordError("Record is not valid UTF-8 JSON");
   }
@@ -62,23 +127,4 @@ function checksumOf(line: Uint8Array, at: number): number {
   }
   const end = at + SUFFIX_HEAD.length + 8;
   return line[end] === 0x22 && line[end + 1] === 0x7d ? value : -1;
-}
-
-/**
- * The JSON text of a line's last member before the checksum (such as `data`), decoded on its own
- * so the string does not keep a larger buffer alive. The member must come after only scalar
- * members, which makes its first `,"key":` the member itself. Undefined if there is none.
- */
-export function lastMemberText(line: Uint8Array, key: string): string | undefined {
-  const marker = encoder.encode(`,"${key}":`);
-  const end = line.length - CRC_SUFFIX_LENGTH;
-  search: for (
-    let at = line.indexOf(marker[0]);
-    at !== -1 && at < end;
-    at = line.indexOf(marker[0], at + 1)
-  ) {
-    for (let i = 1; i < marker.length; i++) if (line[at + i] !== marker[i]) continue search;
-    return decoder.decode(line.subarray(at + marker.length, end));
-  }
-  return undefined;
 }

@@ -1,7 +1,7 @@
 import { isUlid } from "../domain/customer.ts";
 import { EVENT_TYPES } from "../domain/events.ts";
 import type { StoredEvent } from "./event_store.ts";
-import { CorruptRecordError, decodeLine, encodeLine, lastMemberText } from "./checked_line.ts";
+import { CorruptRecordError, decodeLine, encodeLine, splitLine } from "./checked_line.ts";
 
 export { CorruptRecordError };
 
@@ -23,19 +23,27 @@ export function encodeEvent(event: StoredEvent): Uint8Array {
 
 /**
  * Decodes one log line (without its newline), checking its checksum and shape. With `withData`
- * the event's `dataJson` holds its data as JSON text, for a reader that keeps text, not objects.
+ * the event's data is left as JSON text (`dataJson`) and parsed only if `data` is read: a reader
+ * that keeps text spares building and collecting an object graph per event.
  */
 export function decodeEvent(line: Uint8Array, text?: string, withData = false): StoredEvent {
-  const record = decodeLine(line, text);
+  const split = withData ? splitLine(line, "data", text) : undefined;
+  const record = split?.head ?? decodeLine(line, text);
   if (
     !Number.isSafeInteger(record.seq) || !EVENT_TYPES.has(record.type as string) ||
     typeof record.id !== "string" || !isUlid(record.id) || !Number.isSafeInteger(record.version)
   ) {
     throw new CorruptRecordError("Record is not a customer event");
   }
-  if (withData && record.data !== null) {
-    // Not enumerable: it is a reader's convenience, not part of the event.
-    Object.defineProperty(record, "dataJson", { value: lastMemberText(line, "data") });
+  if (split !== undefined) {
+    const json = split.member;
+    let data: unknown;
+    Object.defineProperty(record, "data", {
+      enumerable: true,
+      get: () => data ??= JSON.parse(json),
+    });
+    // Not enumerable: a reader's convenience, not part of the event.
+    Object.defineProperty(record, "dataJson", { value: json });
   }
   return record as unknown as StoredEvent;
 }

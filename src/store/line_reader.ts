@@ -18,10 +18,12 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * 1-based line number; reads in 1 MiB chunks so memory does not grow with the file. Each chunk's
  * complete lines are decoded as UTF-8 in one call and `text` is the line's string; where a chunk
  * is not valid UTF-8, `text` is undefined and the caller decodes (and judges) the line itself.
+ * `afterChunk` runs after each chunk's lines, for a caller that writes as it reads.
  */
 export async function readLines(
   file: Deno.FsFile,
   onLine: (line: Uint8Array, offset: number, lineNumber: number, text: string | undefined) => void,
+  afterChunk?: () => Promise<void>,
 ): Promise<LinesEnd> {
   await file.seek(0, Deno.SeekMode.Start);
   const chunk = new Uint8Array(CHUNK);
@@ -47,6 +49,7 @@ export async function readLines(
       textStart = textEnd + 1;
     }
     carry = data.slice(start);
+    await afterChunk?.();
   }
   return { end: offset, rest: carry, lines: lineNumber - 1 };
 }

@@ -13,29 +13,48 @@ export async function compactSegment(
   segment: Segment,
   keep: (event: StoredEvent) => boolean,
 ): Promise<number> {
-  const kept: Uint8Array[] = [];
+  if (!(await hasDroppable(segment, keep))) return 0;
   let dropped = 0;
-  const file = await Deno.open(segment.path, { read: true });
+  const dir = `${dataDir}/${LOG_DIR}`;
+  const source = await Deno.open(segment.path, { read: true });
   try {
-    await readLines(file, (line) => {
-      if (keep(decodeEvent(line))) kept.push(line.slice(), NEWLINE);
-      else dropped++;
+    // Kept lines are written chunk by chunk, so memory does not grow with the segment.
+    await writeAtomically(dir, segmentName(segment.first, true), async (out) => {
+      let kept: Uint8Array[] = [];
+      await readLines(source, (line, _offset, _lineNumber, text) => {
+        // Lazy data: keep() reads only the envelope, so no object graph is built per event.
+        if (keep(decodeEvent(line, text, true))) kept.push(line.slice(), NEWLINE);
+        else dropped++;
+      }, async () => {
+        if (kept.length > 0) await writeAll(out, concat(kept));
+        kept = [];
+      });
     });
   } finally {
-    file.close();
+    source.close();
   }
-  if (dropped === 0) return 0;
-  const dir = `${dataDir}/${LOG_DIR}`;
-  await writeAtomically(
-    dir,
-    segmentName(segment.first, true),
-    (out) => writeAll(out, concat(kept)),
-  );
   if (!segment.compacted) {
     await Deno.remove(segment.path);
     await syncDirectory(dir);
   }
   return dropped;
+}
+
+/** True when the segment holds an event that `keep` refuses (a first pass that writes nothing). */
+async function hasDroppable(
+  segment: Segment,
+  keep: (event: StoredEvent) => boolean,
+): Promise<boolean> {
+  let found = false;
+  const file = await Deno.open(segment.path, { read: true });
+  try {
+    await readLines(file, (line, _offset, _lineNumber, text) => {
+      if (!found && !keep(decodeEvent(line, text, true))) found = true;
+    });
+  } finally {
+    file.close();
+  }
+  return found;
 }
 
 /** Removes a segment that snapshots fully cover. */

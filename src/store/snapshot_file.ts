@@ -1,4 +1,4 @@
-import { CorruptRecordError, decodeLine, encodeLine } from "./checked_line.ts";
+import { CorruptRecordError, decodeLine, encodeLine, splitLine } from "./checked_line.ts";
 import { syncDirectory, writeAll, writeAtomically } from "./fs_util.ts";
 import { concat, readLines } from "./line_reader.ts";
 
@@ -69,12 +69,12 @@ export async function writeSnapshot(
 }
 
 /**
- * Reads a whole snapshot into onRecord (with each record's raw line); throws CorruptSnapshotError
- * on any damage.
+ * Reads a whole snapshot into onRecord; throws CorruptSnapshotError on any damage. A record whose
+ * last member is the object `data` comes without it, and `data` is that member's JSON text.
  */
 export async function readSnapshot(
   info: SnapshotInfo,
-  onRecord: (record: Record<string, unknown>, line: Uint8Array) => void,
+  onRecord: (record: Record<string, unknown>, data: string | undefined) => void,
 ): Promise<void> {
   const file = await Deno.open(info.path, { read: true });
   let count = 0;
@@ -82,8 +82,11 @@ export async function readSnapshot(
   try {
     const { rest } = await readLines(file, (line, _offset, lineNumber, text) => {
       let record: Record<string, unknown>;
+      let data: string | undefined;
       try {
-        record = decodeLine(line, text);
+        const split = splitLine(line, "data", text);
+        record = split?.head ?? decodeLine(line, text);
+        data = split?.member;
       } catch (error) {
         if (error instanceof CorruptRecordError) {
           throw new CorruptSnapshotError(info.path, `line ${lineNumber}: ${error.message}`);
@@ -107,7 +110,7 @@ export async function readSnapshot(
         state = "ended";
       } else {
         count++;
-        onRecord(record, line);
+        onRecord(record, data);
       }
     });
     // The callback above moves `state` on; TypeScript cannot see that through the closure.
