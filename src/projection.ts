@@ -65,21 +65,24 @@ export class CustomerProjection implements CustomerState {
     return this.#byEmail.get(key);
   }
 
-  /**
-   * Folds one durable event into the model. `json` is the event's data as JSON text when the
-   * caller has it (the log and snapshot readers do), so `event.data` need not be built at all.
-   */
-  apply(event: CustomerEvent, json?: string): void {
-    if (event.type === "customer.deleted") {
-      const before = this.#byId.get(event.id);
-      if (before === undefined) return;
-      this.#byEmail.delete(before.emailKey);
-      this.#bury(event.id);
-      return;
-    }
-    if (json === undefined) {
-      this.put(event.id, event.version, event.data.email, JSON.stringify(event.data));
-    } else this.put(event.id, event.version, customerFacts(json).email, json);
+  /** Folds one durable event into the model. */
+  apply(event: CustomerEvent): void {
+    if (event.data === null) this.remove(event.id);
+    else this.put(event.id, event.version, event.data.email, JSON.stringify(event.data));
+  }
+
+  /** Folds one replayed event whose data is JSON text (null for a delete) into the model. */
+  applyText(id: string, version: number, json: string | null): void {
+    if (json === null) this.remove(id);
+    else this.put(id, version, customerFacts(json).email, json);
+  }
+
+  /** Removes a customer, if live. */
+  remove(id: string): void {
+    const before = this.#byId.get(id);
+    if (before === undefined) return;
+    this.#byEmail.delete(before.emailKey);
+    this.#bury(id);
   }
 
   /** Sets a live customer from its JSON text (a snapshot's customer line, say). */

@@ -4,7 +4,7 @@ import { decide, type DecideContext } from "../domain/decide.ts";
 import { IdempotencyKeyInFlightError, IdempotencyKeyReusedError } from "../domain/errors.ts";
 import type { CustomerCommand } from "../domain/commands.ts";
 import type { CustomerEvent } from "../domain/events.ts";
-import type { EventMeta, EventStore, StoredEvent } from "../store/event_store.ts";
+import type { EventMeta, EventStore, ReplayedEvent, StoredEvent } from "../store/event_store.ts";
 import {
   customerFacts,
   type CustomerProjection,
@@ -75,7 +75,7 @@ export class CustomerService {
    */
   replay(afterSeq = 0): Promise<number> {
     this.#appliedSeq = afterSeq;
-    return this.#store.replay((event) => this.#applyDurable(event), afterSeq);
+    return this.#store.replay((event) => this.#applyReplayed(event), afterSeq);
   }
 
   /**
@@ -197,13 +197,24 @@ export class CustomerService {
     }
   }
 
+  /** Applies a just-committed event. */
   #applyDurable(event: StoredEvent): void {
-    this.#projection.apply(event, event.dataJson);
+    this.#projection.apply(event);
+    this.#applied(event, () => event.data!);
+  }
+
+  /** Applies a replayed event, whose data is JSON text. */
+  #applyReplayed(event: ReplayedEvent): void {
+    this.#projection.applyText(event.id, event.version, event.dataJson);
+    this.#applied(event, () => JSON.parse(event.dataJson!));
+  }
+
+  #applied(event: Omit<StoredEvent, "data">, customer: () => Customer): void {
     this.#appliedSeq = event.seq;
     if (event.type === "customer.created" && event.idempotency_key !== undefined) {
       this.#idempotency.remember(event.actor, event.idempotency_key, {
         requestHash: event.request_hash ?? "",
-        customer: event.data,
+        customer: customer(),
         at: Date.parse(event.time),
       });
     }

@@ -1,6 +1,6 @@
 import { isUlid } from "../domain/customer.ts";
 import { EVENT_TYPES } from "../domain/events.ts";
-import type { StoredEvent } from "./event_store.ts";
+import type { ReplayedEvent, StoredEvent } from "./event_store.ts";
 import { CorruptRecordError, decodeLine, encodeLine, splitLine } from "./checked_line.ts";
 
 export { CorruptRecordError };
@@ -21,29 +21,34 @@ export function encodeEvent(event: StoredEvent): Uint8Array {
   });
 }
 
+/** Decodes one log line (without its newline), checking its checksum and shape. */
+export function decodeEvent(line: Uint8Array, text?: string): StoredEvent {
+  return checkShape(decodeLine(line, text)) as unknown as StoredEvent;
+}
+
 /**
- * Decodes one log line (without its newline), checking its checksum and shape. With `withData`
- * the event's data is left as JSON text (`dataJson`) and parsed only if `data` is read: a reader
- * that keeps text spares building and collecting an object graph per event.
+ * Decodes one log line for replay: like decodeEvent, but the data is left as JSON text
+ * (`dataJson`), so no object graph is built (and collected) per event.
  */
-export function decodeEvent(line: Uint8Array, text?: string, withData = false): StoredEvent {
-  const split = withData ? splitLine(line, "data", text) : undefined;
-  const record = split?.head ?? decodeLine(line, text);
+export function decodeReplayed(line: Uint8Array, text?: string): ReplayedEvent {
+  const split = splitLine(line, "data", text);
+  if (split === undefined) {
+    const record = checkShape(decodeLine(line, text));
+    if (record.data !== null) throw new CorruptRecordError("Record is not a customer event");
+    record.dataJson = null;
+    return record as unknown as ReplayedEvent;
+  }
+  const record = checkShape(split.head);
+  record.dataJson = split.member;
+  return record as unknown as ReplayedEvent;
+}
+
+function checkShape(record: Record<string, unknown>): Record<string, unknown> {
   if (
     !Number.isSafeInteger(record.seq) || !EVENT_TYPES.has(record.type as string) ||
     typeof record.id !== "string" || !isUlid(record.id) || !Number.isSafeInteger(record.version)
   ) {
     throw new CorruptRecordError("Record is not a customer event");
   }
-  if (split !== undefined) {
-    const json = split.member;
-    let data: unknown;
-    Object.defineProperty(record, "data", {
-      enumerable: true,
-      get: () => data ??= JSON.parse(json),
-    });
-    // Not enumerable: a reader's convenience, not part of the event.
-    Object.defineProperty(record, "dataJson", { value: json });
-  }
-  return record as unknown as StoredEvent;
+  return record;
 }

@@ -12,11 +12,14 @@ export interface EventMeta {
   request_hash?: string;
 }
 
+/** An event as the log stores it: the domain event, its metadata and a gap-free sequence number. */
+export type StoredEvent = CustomerEvent & EventMeta & { seq: number };
+
 /**
- * An event as the log stores it: the domain event, its metadata and a gap-free sequence number.
- * A replayed event may carry its data as JSON text too (`dataJson`; never written).
+ * An event as replay hands it over: its data left as JSON text (null for a delete), so a reader
+ * that keeps text builds no object graph per event.
  */
-export type StoredEvent = CustomerEvent & EventMeta & { seq: number; dataJson?: string };
+export type ReplayedEvent = Omit<StoredEvent, "data"> & { dataJson: string | null };
 
 /** A durable, append-only log of customer events. */
 export interface EventStore {
@@ -26,7 +29,7 @@ export interface EventStore {
    * Reads every durable event after `afterSeq` (default 0) in sequence order into onEvent; must
    * finish before the first append. Resolves with the number of events handed over.
    */
-  replay(onEvent: (event: StoredEvent) => void, afterSeq?: number): Promise<number>;
+  replay(onEvent: (event: ReplayedEvent) => void, afterSeq?: number): Promise<number>;
   /**
    * Appends events; resolves once they are durable on disk, with their sequence numbers.
    * Appends made together may share one sync.

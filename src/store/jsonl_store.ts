@@ -1,6 +1,6 @@
 import type { CustomerEvent } from "../domain/events.ts";
 import { encodeEvent } from "./event_codec.ts";
-import type { EventMeta, EventStore, StoredEvent } from "./event_store.ts";
+import type { EventMeta, EventStore, ReplayedEvent, StoredEvent } from "./event_store.ts";
 import { syncDirectory, writeAll } from "./fs_util.ts";
 import { concat } from "./line_reader.ts";
 import { replaySegments } from "./replay.ts";
@@ -103,7 +103,7 @@ export class JsonlEventStore implements EventStore {
    * Verifies every segment and hands over the events after `afterSeq` (a snapshot's sequence);
    * cuts off a torn last record with a warning. Resolves with the number of events handed over.
    */
-  async replay(onEvent: (event: StoredEvent) => void, afterSeq = 0): Promise<number> {
+  async replay(onEvent: (event: ReplayedEvent) => void, afterSeq = 0): Promise<number> {
     if (this.#replayed) throw new Error("The log was already replayed");
     const segments = await listSegments(this.dataDir);
     const result = await replaySegments(segments, afterSeq, onEvent, this.#warn);

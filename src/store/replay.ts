@@ -1,5 +1,5 @@
-import { CorruptRecordError, decodeEvent } from "./event_codec.ts";
-import type { StoredEvent } from "./event_store.ts";
+import { CorruptRecordError, decodeReplayed } from "./event_codec.ts";
+import type { ReplayedEvent } from "./event_store.ts";
 import { readLines } from "./line_reader.ts";
 import type { Segment } from "./segments.ts";
 
@@ -38,7 +38,7 @@ interface Bad {
 export async function replaySegments(
   segments: readonly Segment[],
   afterSeq: number,
-  onEvent: (event: StoredEvent) => void,
+  onEvent: (event: ReplayedEvent) => void,
   warn: (message: string, fields: Record<string, unknown>) => void,
 ): Promise<ReplayResult> {
   let lastSeq = 0;
@@ -77,9 +77,9 @@ export async function replaySegments(
       let expected = segment.first;
       let bad: Bad | null = null;
       const { end, rest, lines } = await readLines(file, (line, offset, lineNumber, text) => {
-        let event: StoredEvent;
+        let event: ReplayedEvent;
         try {
-          event = decodeEvent(line, text, true);
+          event = decodeReplayed(line, text);
         } catch (error) {
           if (!(error instanceof CorruptRecordError)) throw error;
           bad ??= { line: lineNumber, offset, reason: error.message };

@@ -1,5 +1,5 @@
-import { decodeEvent } from "./event_codec.ts";
-import type { StoredEvent } from "./event_store.ts";
+import { decodeReplayed } from "./event_codec.ts";
+import type { ReplayedEvent } from "./event_store.ts";
 import { syncDirectory, writeAll, writeAtomically } from "./fs_util.ts";
 import { concat, readLines } from "./line_reader.ts";
 import { LOG_DIR, type Segment, segmentName } from "./segments.ts";
@@ -11,7 +11,7 @@ import { LOG_DIR, type Segment, segmentName } from "./segments.ts";
 export async function compactSegment(
   dataDir: string,
   segment: Segment,
-  keep: (event: StoredEvent) => boolean,
+  keep: (event: ReplayedEvent) => boolean,
 ): Promise<number> {
   if (!(await hasDroppable(segment, keep))) return 0;
   let dropped = 0;
@@ -22,8 +22,8 @@ export async function compactSegment(
     await writeAtomically(dir, segmentName(segment.first, true), async (out) => {
       let kept: Uint8Array[] = [];
       await readLines(source, (line, _offset, _lineNumber, text) => {
-        // Lazy data: keep() reads only the envelope, so no object graph is built per event.
-        if (keep(decodeEvent(line, text, true))) kept.push(line.slice(), NEWLINE);
+        // keep() reads only the envelope, so the data is not parsed.
+        if (keep(decodeReplayed(line, text))) kept.push(line.slice(), NEWLINE);
         else dropped++;
       }, async () => {
         if (kept.length > 0) await writeAll(out, concat(kept));
@@ -43,13 +43,13 @@ export async function compactSegment(
 /** True when the segment holds an event that `keep` refuses (a first pass that writes nothing). */
 async function hasDroppable(
   segment: Segment,
-  keep: (event: StoredEvent) => boolean,
+  keep: (event: ReplayedEvent) => boolean,
 ): Promise<boolean> {
   let found = false;
   const file = await Deno.open(segment.path, { read: true });
   try {
     await readLines(file, (line, _offset, _lineNumber, text) => {
-      if (!found && !keep(decodeEvent(line, text, true))) found = true;
+      if (!found && !keep(decodeReplayed(line, text))) found = true;
     });
   } finally {
     file.close();

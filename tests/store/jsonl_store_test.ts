@@ -81,7 +81,10 @@ async function openReplayed(dir: string, options: JsonlStoreOptions = {}) {
     ...options,
   });
   const events: StoredEvent[] = [];
-  await store.replay((event) => events.push(event));
+  // Replay leaves data as JSON text; parse it back to compare with what was appended.
+  await store.replay(({ dataJson, ...event }) =>
+    events.push({ ...event, data: dataJson === null ? null : JSON.parse(dataJson) } as StoredEvent)
+  );
   return { store, events, warnings };
 }
 
