@@ -1,7 +1,7 @@
 import type { Logger } from "./log.ts";
 import type { CustomerService, SnapshotRecord } from "./service/customer_service.ts";
 import type { JsonlEventStore } from "./store/jsonl_store.ts";
-import { customerFacts } from "./projection.ts";
+import { customerFacts } from "./customer_json.ts";
 import { compactSegment, removeSegment } from "./store/segment_compaction.ts";
 import {
   CorruptSnapshotError,

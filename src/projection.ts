@@ -1,4 +1,5 @@
 import { type Customer, emailKey } from "./domain/customer.ts";
+import { customerFacts, nameOrEmailMatcher } from "./customer_json.ts";
 import type { CustomerState } from "./domain/decide.ts";
 import type { CustomerEvent } from "./domain/events.ts";
 
@@ -109,7 +110,7 @@ export class CustomerProjection implements CustomerState {
 
   /** A page of live customers in id order. */
   list(query: ListQuery): ListPage {
-    const matches = matcher(query.q);
+    const matches = nameOrEmailMatcher(query.q);
     if (query.email !== undefined) {
       const id = this.#byEmail.get(emailKey(query.email));
       const record = id === undefined ? undefined : this.#byId.get(id);
@@ -158,46 +159,4 @@ export class CustomerProjection implements CustomerState {
       this.#tombstones = 0;
     }
   }
-}
-
-/**
- * The q filter: a case-insensitive search of the JSON text finds candidates without allocating;
- * only those are parsed to check the name and email themselves.
- */
-function matcher(q: string | undefined): (record: CustomerRecord) => boolean {
-  if (q === undefined) return () => true;
-  const needle = q.toLowerCase();
-  // JSON escapes some characters; a needle that needs escaping is searched for as JSON would write it.
-  const escaped = JSON.stringify(q).slice(1, -1).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const candidate = new RegExp(escaped, "i");
-  return (record) => {
-    if (!candidate.test(record.json)) return false;
-    const customer = JSON.parse(record.json) as Customer;
-    return customer.name.toLowerCase().includes(needle) ||
-      customer.email.toLowerCase().includes(needle);
-  };
-}
-
-/** The facts the indexes need from a customer's JSON text. */
-export interface CustomerFacts {
-  id: string;
-  email: string;
-  version: number;
-}
-
-// Customers are serialised with id, name and email first and version last (see decide.ts), so
-// anchored patterns read these without parsing; anything else falls back to JSON.parse.
-const HEAD = /^\{"id":"([0-9A-Z]{26})","name":"(?:[^"\\]|\\.)*","email":"((?:[^"\\]|\\.)*)"/;
-const TAIL = /,"version":([0-9]{1,15})\}$/;
-
-/** The id, email and version of a customer's JSON text, read without building the object. */
-export function customerFacts(json: string): CustomerFacts {
-  const head = HEAD.exec(json);
-  const tail = head === null ? null : TAIL.exec(json);
-  if (head === null || tail === null) {
-    const customer = JSON.parse(json) as Customer;
-    return { id: customer.id, email: customer.email, version: customer.version };
-  }
-  const email = head[2].includes("\\") ? JSON.parse(`"${head[2]}"`) as string : head[2];
-  return { id: head[1], email, version: Number(tail[1]) };
 }

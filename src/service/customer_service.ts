@@ -5,13 +5,8 @@ import { IdempotencyKeyInFlightError, IdempotencyKeyReusedError } from "../domai
 import type { CustomerCommand } from "../domain/commands.ts";
 import type { CustomerEvent } from "../domain/events.ts";
 import type { EventMeta, EventStore, ReplayedEvent, StoredEvent } from "../store/event_store.ts";
-import {
-  customerFacts,
-  type CustomerProjection,
-  type CustomerRecord,
-  type ListPage,
-  type ListQuery,
-} from "../projection.ts";
+import { customerFacts } from "../customer_json.ts";
+import type { CustomerProjection, CustomerRecord, ListPage, ListQuery } from "../projection.ts";
 import { type IdempotencyEntry, IdempotencyKeys } from "./idempotency.ts";
 import { PendingState } from "./pending_state.ts";
 import { requestHash } from "./request_hash.ts";

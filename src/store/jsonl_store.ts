@@ -5,12 +5,8 @@ import { syncDirectory, writeAll } from "./fs_util.ts";
 import { concat } from "./line_reader.ts";
 import { replaySegments } from "./replay.ts";
 import { listSegments, LOG_DIR, type Segment, segmentName } from "./segments.ts";
-import {
-  StorageFullError,
-  StoreFailedError,
-  StoreLockedError,
-  WriteFailedError,
-} from "./store_errors.ts";
+import { takeLock } from "./lock_file.ts";
+import { StorageFullError, StoreFailedError, WriteFailedError } from "./store_errors.ts";
 
 export { CorruptLogError } from "./replay.ts";
 export { syncDirectory } from "./fs_util.ts";
@@ -243,16 +239,4 @@ export class JsonlEventStore implements EventStore {
     this.#durableLength = 0;
     await syncDirectory(this.#logDir);
   }
-}
-
-async function takeLock(path: string): Promise<Deno.FsFile> {
-  const lock = await Deno.open(path, { read: true, write: true, create: true });
-  if (!(await lock.tryLock(true))) {
-    lock.close();
-    const holder = (await Deno.readTextFile(path)).trim() || "unknown";
-    throw new StoreLockedError(path, holder);
-  }
-  await lock.truncate(0);
-  await lock.write(new TextEncoder().encode(`${Deno.pid}\n`));
-  return lock;
 }
