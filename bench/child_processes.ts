@@ -120,6 +120,29 @@ export class ChildGroup {
   }
 }
 
+/**
+ * CPU seconds (user + system, all threads) a process has used so far, from /proc/<pid>/stat;
+ * NaN where there is no /proc. Read through `cat`: Deno grants /proc/<pid> only with --allow-all.
+ */
+export async function cpuSeconds(pid: number): Promise<number> {
+  try {
+    const { success, stdout } = await new Deno.Command("cat", {
+      args: [`/proc/${pid}/stat`],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    if (!success) return NaN;
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+    const fields = new TextDecoder().decode(stdout).split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
+/** USER_HZ: Linux reports CPU times in 1/100 s on every common architecture. */
+const CLOCK_TICKS = 100;
+
 function kill(process: Deno.ChildProcess, signal: Deno.Signal): void {
   try {
     process.kill(signal);

@@ -4,20 +4,19 @@
  * 64 connections. `deno run -A bench/http_bench.ts [--quick] [--rounds=N] [--seconds=S]`
  */
 import { parseArgs } from "node:util";
-import { SignJWT } from "jose";
 import { ChildGroup } from "./child_processes.ts";
 import { type CustomerFixture, writeCustomerFixture } from "./customer_fixture.ts";
 import { printServiceProfile } from "./http_profile.ts";
 import { printWorkload, type TargetRuns } from "./http_report.ts";
+import { mintToken, randomSecret } from "./service_token.ts";
+import { type Flavour, type Load, measure, type Workload, writeIdsFile } from "./http_workloads.ts";
 import {
-  drive,
-  type Flavour,
-  type Load,
-  settle,
-  type Workload,
-  writeIdsFile,
-} from "./http_workloads.ts";
-import { installJsonServer, startBaseline, startJsonServer, startService } from "./http_targets.ts";
+  installJsonServer,
+  startBaseline,
+  startJsonServer,
+  startService,
+  type Target,
+} from "./http_targets.ts";
 import { ensureWrk } from "./wrk.ts";
 
 /** Sizes and repeats. */
@@ -39,11 +38,13 @@ interface Running {
   role: TargetRuns["role"];
   flavour: Flavour;
   url: string;
+  pid: number;
   workloads: Workload[];
 }
 
 const WORKLOADS: Workload[] = ["get", "list", "post", "put"];
-const WARM_UP_SECONDS = 2;
+/** Seconds each target runs a workload unmeasured first, for the JIT. */
+const WARM_UP = 1;
 
 /** Runs the benchmark and prints a table per workload; returns the goals' outcomes. */
 export async function runHttpBench(options: HttpBenchOptions): Promise<string[]> {
@@ -66,8 +67,8 @@ export async function runHttpBench(options: HttpBenchOptions): Promise<string[]>
       logLevel: "info",
     });
     const targets = [
-      running("baseline (bare Deno.serve)", "baseline", baseline.url),
-      running("service", "service", service.url),
+      running("baseline (bare Deno.serve)", "baseline", baseline),
+      running("service", "service", service),
     ];
     if (options.warnVariant ?? !options.quick) {
       // A first (info) run replays and compacts, so the quiet run's readiness is all there is.
@@ -78,39 +79,35 @@ export async function runHttpBench(options: HttpBenchOptions): Promise<string[]>
         logLevel: "warn",
         name: "service-warn",
       });
-      targets.push(running("service, LOG_LEVEL=warn", "other", warn.url));
+      targets.push(running("service, LOG_LEVEL=warn", "other", warn));
     }
     const jsonServer = await installJsonServer();
     if (jsonServer.bin !== undefined) {
       await Deno.writeTextFile(`${root}/db.json`, JSON.stringify({ customers: fixture.customers }));
       const peer = await startJsonServer(group, jsonServer.bin, `${root}/db.json`);
-      targets.push(running("json-server 0.17.4", "peer", peer.url));
+      targets.push(running("json-server 0.17.4", "peer", peer));
     } else console.log(`http: json-server skipped: ${jsonServer.reason}`);
 
     console.log(
       `\nhttp: wrk -t1 -c64, ${customers.toLocaleString("en-US")} customers ` +
         `(${fixture.events} events), service LOG_LEVEL=info, startup ` +
         `${service.startupSeconds.toFixed(2)} s; ${rounds} round(s) of ${seconds} s per run, ` +
-        `alternating targets; medians (ratios: medians of per-round ratios)`,
+        `alternating targets; medians (ratios: medians of per-round ratios; CPU µs/req: the ` +
+        `server process's user+system CPU time per completed request)`,
     );
-    if (!options.quick) {
-      for (const target of targets) {
-        await drive(target.url, target.flavour, "get", { ...load, seconds: WARM_UP_SECONDS });
-      }
-    }
+    // Workload by workload, so that reads see the 10,000 customers the peer was loaded with
+    // (POSTs grow both stores); within a workload, rounds alternate between the targets.
     const results = new Map<Workload, TargetRuns[]>();
     for (const workload of WORKLOADS) {
-      results.set(
-        workload,
-        targets.filter((t) => t.workloads.includes(workload)).map((t) => ({ ...t, runs: [] })),
-      );
-    }
-    for (let round = 0; round < rounds; round++) {
-      for (const workload of WORKLOADS) {
-        for (const row of results.get(workload)!) {
-          const target = targets.find((t) => t.name === row.name)!;
-          row.runs.push(await drive(target.url, target.flavour, workload, load));
-          await settle(target.url, target.flavour);
+      const rows = targets.filter((t) => t.workloads.includes(workload));
+      const runs: TargetRuns[] = rows.map((t) => ({ ...t, runs: [] }));
+      results.set(workload, runs);
+      if (!options.quick) {
+        for (const target of rows) await measure(target, workload, { ...load, seconds: WARM_UP });
+      }
+      for (let round = 0; round < rounds; round++) {
+        for (const [i, target] of rows.entries()) {
+          runs[i].runs.push(await measure(target, workload, load));
           await group.trimOutput();
         }
       }
@@ -129,13 +126,14 @@ export async function runHttpBench(options: HttpBenchOptions): Promise<string[]>
 }
 
 /** A target; the one with role "other" (the LOG_LEVEL=warn variant) only runs GET one. */
-function running(name: string, role: TargetRuns["role"], url: string): Running {
+function running(name: string, role: TargetRuns["role"], server: Target): Running {
   const flavour: Flavour = role === "peer"
     ? "json-server"
     : role === "baseline"
     ? "baseline"
     : "service";
-  return { name, role, flavour, url, workloads: role === "other" ? ["get"] : WORKLOADS };
+  const workloads: Workload[] = role === "other" ? ["get"] : WORKLOADS;
+  return { name, role, flavour, url: server.url, pid: server.pid, workloads };
 }
 
 /** A fresh DATA_DIR holding a copy of the fixture's log (each server locks its own). */
@@ -145,22 +143,6 @@ async function copyDataDir(fixture: CustomerFixture, root: string, name: string)
   await Deno.mkdir(`${dataDir}${log.slice(0, log.lastIndexOf("/"))}`, { recursive: true });
   await Deno.copyFile(fixture.logPath, `${dataDir}${log}`);
   return dataDir;
-}
-
-/** A random JWT_SECRET of 48 hex characters. */
-export function randomSecret(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(24));
-  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** An HS256 token for the secret, with both customer scopes, valid for a day. */
-export function mintToken(secret: string): Promise<string> {
-  return new SignJWT({ scope: "customers:read customers:write" })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setSubject("bench")
-    .setIssuedAt()
-    .setExpirationTime("24h")
-    .sign(new TextEncoder().encode(secret));
 }
 
 if (import.meta.main) {

@@ -1,4 +1,7 @@
-/** Where the service's CPU time goes under the GET-one load: a V8 profile, summarised. */
+/**
+ * Where the service's CPU time goes under the GET-one load: a V8 profile, summarised.
+ * `deno run -A bench/http_profile.ts FILE.cpuprofile` summarises a saved one.
+ */
 import type { ChildGroup } from "./child_processes.ts";
 import { startService } from "./http_targets.ts";
 import { drive, type Load } from "./http_workloads.ts";
@@ -45,11 +48,15 @@ export async function printServiceProfile(
     `\ncpu profile of the service under GET one (${Math.round(result.rps)} req/s while ` +
       `profiled, ${seconds} s): ${path}`,
   );
-  summarise(JSON.parse(await Deno.readTextFile(path)));
+  await printRequestProfile(path);
 }
 
-/** Prints self time of the top frames and inclusive time of the top JS functions. */
-function summarise(profile: CpuProfile): void {
+/**
+ * Prints, from the first request on, self time of the top frames and inclusive time of the top
+ * JS functions of a saved .cpuprofile of the service.
+ */
+export async function printRequestProfile(path: string): Promise<void> {
+  const profile: CpuProfile = JSON.parse(await Deno.readTextFile(path));
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) {
@@ -64,10 +71,13 @@ function summarise(profile: CpuProfile): void {
     }
     return frames;
   };
-  // Startup (replay, compaction) comes first: count from the first request Deno.serve handled.
-  const first = profile.samples.findIndex((id) =>
-    stack(id).some((node) => node.callFrame.url.startsWith("ext:deno_http/"))
-  );
+  // Startup (replay, compaction) comes first: count from the first time Deno.serve called the
+  // app's handler (Deno.serve itself and createHandler both run at startup, but not nested).
+  const first = profile.samples.findIndex((id) => {
+    const urls = stack(id).map((node) => node.callFrame.url);
+    return urls.some((url) => url.startsWith("ext:deno_http/")) &&
+      urls.some((url) => url.endsWith("/src/app.ts"));
+  });
   let busyMs = 0;
   let idleMs = 0;
   for (let i = Math.max(first, 0); i < profile.samples.length; i++) {
@@ -109,3 +119,5 @@ function label(node: ProfileNode): string {
 function add(times: Map<string, number>, name: string, ms: number): void {
   times.set(name, (times.get(name) ?? 0) + ms);
 }
+
+if (import.meta.main) await printRequestProfile(Deno.args[0]);

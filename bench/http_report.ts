@@ -1,12 +1,13 @@
 /** The HTTP benchmark's tables: medians per target, ratios, and the targets of issue 6. */
 import { median, type Workload, WORKLOAD_TITLES } from "./http_workloads.ts";
+import type { Measured } from "./http_workloads.ts";
 import type { WrkResult } from "./wrk.ts";
 
 /** One target's runs of one workload, one per round. */
 export interface TargetRuns {
   name: string;
   role: "baseline" | "service" | "peer" | "other";
-  runs: WrkResult[];
+  runs: Measured[];
 }
 
 /** A target of issue 6: `ratio` of the service to `against`, on req/s or p99. */
@@ -44,7 +45,8 @@ export function printWorkload(workload: Workload, targets: TargetRuns[]): string
   console.log(`\n${WORKLOAD_TITLES[workload]}`);
   console.log(
     "target".padEnd(28) + "req/s".padStart(10) + "p50 ms".padStart(9) + "p99 ms".padStart(9) +
-      "×baseline".padStart(11) + "×json-server".padStart(14) + "errors".padStart(8),
+      "×baseline".padStart(11) + "×json-server".padStart(14) + "CPU µs/req".padStart(12) +
+      "errors".padStart(8),
   );
   for (const target of targets) {
     const runs = target.runs;
@@ -59,7 +61,7 @@ export function printWorkload(workload: Workload, targets: TargetRuns[]): string
         median(runs.map((r) => r.p50Ms)).toFixed(2).padStart(9) +
         median(runs.map((r) => r.p99Ms)).toFixed(2).padStart(9) +
         vs(baseline).padStart(11) + (target === peer ? "" : vs(peer)).padStart(14) +
-        String(errors).padStart(8),
+        median(runs.map((r) => r.cpuUs)).toFixed(1).padStart(12) + String(errors).padStart(8),
     );
   }
   const outcomes: string[] = [];

@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { ChildGroup } from "./child_processes.ts";
 import { writeCustomerFixture } from "./customer_fixture.ts";
-import { mintToken, randomSecret } from "./http_bench.ts";
+import { mintToken, randomSecret } from "./service_token.ts";
 import { startBaseline, startService } from "./http_targets.ts";
 import { drive, type Load, median, settle, type Workload, writeIdsFile } from "./http_workloads.ts";
 import { ensureWrk, type WrkResult } from "./wrk.ts";

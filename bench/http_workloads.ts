@@ -1,4 +1,5 @@
 /** The HTTP workloads, what each target's paths are, and the wrk runs that drive them. */
+import { cpuSeconds } from "./child_processes.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
 
 const SCRIPT = decodeURIComponent(new URL("./workload.lua", import.meta.url).pathname);
@@ -62,6 +63,24 @@ export async function settle(url: string, flavour: Flavour): Promise<void> {
   const path = flavour === "json-server" ? "/customers?_limit=1" : "/healthz";
   const response = await fetch(`${url}${path}`);
   await response.body?.cancel();
+}
+
+/** A wrk run and the server's CPU time per completed request, in microseconds. */
+export interface Measured extends WrkResult {
+  cpuUs: number;
+}
+
+/** Drives the server with `pid` at `url`, reads its CPU time around the run, then settles it. */
+export async function measure(
+  target: { url: string; pid: number; flavour: Flavour },
+  workload: Workload,
+  load: Load,
+): Promise<Measured> {
+  const before = await cpuSeconds(target.pid);
+  const result = await drive(target.url, target.flavour, workload, load);
+  const cpu = await cpuSeconds(target.pid) - before;
+  await settle(target.url, target.flavour);
+  return { ...result, cpuUs: cpu / result.requests * 1e6 };
 }
 
 /** Writes the "id email" lines wrk rotates over, in a fixed shuffled order; "-" for no email. */
