@@ -28,7 +28,7 @@ export interface AuthBenchResult {
 const CUSTOMERS = 300;
 const CLIENTS = 16;
 
-type Handler = (request: Request) => Promise<Response>;
+type Handler = (request: Request) => Response | Promise<Response>;
 
 interface Scenario {
   name: string;

@@ -1,4 +1,4 @@
-import type { Authenticate } from "./http/auth.ts";
+import type { Authenticate, Principal } from "./http/auth.ts";
 import type { CorsPolicy } from "./http/cors.ts";
 import { customerHandlers, type Handler, JSON_TYPE } from "./http/customer_handlers.ts";
 import { docsPageResponse } from "./http/docs_page.ts";
@@ -54,7 +54,9 @@ interface Outcome {
 }
 
 /** Builds the request handler: route tables, auth in front, one error boundary. */
-export function createHandler(deps: AppDeps): (request: Request) => Promise<Response> {
+export function createHandler(
+  deps: AppDeps,
+): (request: Request) => Response | Promise<Response> {
   const customers = customerHandlers(deps.service, deps.maxBodyBytes);
   const api = new Router<Handler>(
     [
@@ -86,18 +88,40 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
     });
   }
 
-  return async (request) => {
+  // The handler stays synchronous whenever every step is (a cached token, a read): Deno.serve
+  // answers a synchronous Response on its fast path, and no promise is made per request.
+  return (request) => {
     const started = performance.now();
     const requestId = requestIdOf(request);
     const outcome: Outcome = { route: "unmatched" };
-    let response: Response;
+    let result: Response | Promise<Response>;
     try {
-      response = await route(request, requestId, outcome);
+      result = route(request, requestId, outcome);
     } catch (error) {
-      response = problemResponse(error, requestId);
-      // Only a 500 is unexpected; a 503 or 507 is a known condition that its own code logs.
-      if (response.status === 500) deps.onError?.(error, requestId);
+      result = failed(error, requestId);
     }
+    if (!(result instanceof Promise)) return finish(request, result, requestId, outcome, started);
+    return result.then(
+      (response) => finish(request, response, requestId, outcome, started),
+      (error) => finish(request, failed(error, requestId), requestId, outcome, started),
+    );
+  };
+
+  function failed(error: unknown, requestId: string): Response {
+    const response = problemResponse(error, requestId);
+    // Only a 500 is unexpected; a 503 or 507 is a known condition that its own code logs.
+    if (response.status === 500) deps.onError?.(error, requestId);
+    return response;
+  }
+
+  /** Adds the headers every response carries, observes the request, and empties a HEAD answer. */
+  function finish(
+    request: Request,
+    response: Response,
+    requestId: string,
+    outcome: Outcome,
+    started: number,
+  ): Response {
     const headers = response.headers;
     headers.set("x-request-id", requestId);
     headers.set("x-content-type-options", "nosniff");
@@ -106,7 +130,7 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
     }
     deps.cors?.decorate(request.headers.get("origin"), headers);
     if (request.method === "HEAD" && response.body !== null) {
-      await response.body.cancel();
+      response.body.cancel();
       response = new Response(null, { status: response.status, headers });
     }
     const seconds = (performance.now() - started) / 1000;
@@ -119,29 +143,36 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
       Math.round(seconds * 1e6) / 1000,
     );
     return response;
-  };
+  }
 
-  async function route(request: Request, requestId: string, outcome: Outcome): Promise<Response> {
+  function route(
+    request: Request,
+    requestId: string,
+    outcome: Outcome,
+  ): Response | Promise<Response> {
     const pathname = pathnameOf(request.url);
     const found = api.match(request.method, pathname);
     if (found.kind === "found") {
       outcome.route = found.route;
-      const principal = await deps.authenticate(request);
-      if (deps.rateLimiter !== undefined) {
-        const decision = deps.rateLimiter.take(principal.sub);
-        outcome.rateHeaders = deps.rateLimiter.headers(decision);
-        if (!decision.allowed) throw new RateLimitedError(decision.retryAfter);
-      }
-      let url: URL | undefined;
-      return await found.handler(request, {
-        // Only the list reads the query, so the URL is parsed only when asked for.
-        get url() {
-          return url ??= new URL(request.url);
-        },
-        params: found.params,
-        requestId,
-        principal,
-      });
+      const handle = (principal: Principal) => {
+        if (deps.rateLimiter !== undefined) {
+          const decision = deps.rateLimiter.take(principal.sub);
+          outcome.rateHeaders = deps.rateLimiter.headers(decision);
+          if (!decision.allowed) throw new RateLimitedError(decision.retryAfter);
+        }
+        let url: URL | undefined;
+        return found.handler(request, {
+          // Only the list reads the query, so the URL is parsed only when asked for.
+          get url() {
+            return url ??= new URL(request.url);
+          },
+          params: found.params,
+          requestId,
+          principal,
+        });
+      };
+      const principal = deps.authenticate(request);
+      return principal instanceof Promise ? principal.then(handle) : handle(principal);
     }
     const match = found.kind === "not_found" ? open.match(request.method, pathname) : found;
     if (match.kind === "not_found") throw new RouteNotFoundError(pathname);

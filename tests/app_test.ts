@@ -27,7 +27,7 @@ function token(scope: string, sub = "alice"): Promise<string> {
 }
 
 interface App {
-  handler: (request: Request) => Promise<Response>;
+  handler: (request: Request) => Response | Promise<Response>;
   /** Sends a request with a read+write token unless headers say otherwise. */
   send(method: string, path: string, init?: { body?: unknown; headers?: HeadersInit }): Promise<
     Response
@@ -62,7 +62,7 @@ function appTest(
         ...override,
       });
       const bearer = `Bearer ${await token("customers:read customers:write")}`;
-      const send: App["send"] = (method, path, init = {}) => {
+      const send: App["send"] = async (method, path, init = {}) => {
         const headers = new Headers({ authorization: bearer });
         if (init.body !== undefined) headers.set("content-type", "application/json");
         for (const [key, value] of new Headers(init.headers)) headers.set(key, value);

@@ -30,31 +30,31 @@ export interface AuthOptions {
   cache?: TokenCache<Principal>;
 }
 
-/** Verifies a request's bearer token and returns the caller. */
-export type Authenticate = (request: Request) => Promise<Principal>;
+/** Verifies a request's bearer token and returns the caller (synchronously when cached). */
+export type Authenticate = (request: Request) => Principal | Promise<Principal>;
 
 /** Tokens larger than this are refused before parsing. */
 export const MAX_TOKEN_BYTES = 8192;
 const CLOCK_TOLERANCE_SECONDS = 30;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-/** Builds the bearer-token check of contract §2 (allow-listed algorithms, exp required, iss/aud). */
+/**
+ * Builds the bearer-token check of contract §2 (allow-listed algorithms, exp required, iss/aud).
+ * A token in the cache is answered synchronously, so the common request awaits nothing.
+ */
 export function createAuthenticator(options: AuthOptions): Authenticate {
   const cache = options.cache;
-  return async (request) => {
-    const header = request.headers.get("authorization");
-    if (header === null || header.trim() === "") throw new MissingCredentialsError();
-    if (header.length > MAX_TOKEN_BYTES + 7) throw new InvalidTokenError("The token is too large");
-    const match = BEARER.exec(header);
-    if (match === null) {
-      if (/^Bearer(\s|$)/i.test(header)) {
-        throw new InvalidTokenError("The bearer token is malformed");
-      }
-      throw new MissingCredentialsError();
+  return (request) => {
+    let token: string;
+    try {
+      token = bearerToken(request.headers.get("authorization"));
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const token = match[1];
-    const cached = cache?.get(token);
-    if (cached !== undefined) return cached;
+    return cache?.get(token) ?? verify(token);
+  };
+
+  async function verify(token: string): Promise<Principal> {
     let payload;
     try {
       // The key argument's two types are separate overloads of jwtVerify.
@@ -76,7 +76,17 @@ export function createAuthenticator(options: AuthOptions): Authenticate {
     };
     cache?.set(token, principal, payload.exp!);
     return principal;
-  };
+  }
+}
+
+/** The token of an `Authorization: Bearer` header; throws the 401 errors of contract §2. */
+function bearerToken(header: string | null): string {
+  if (header === null || header.trim() === "") throw new MissingCredentialsError();
+  if (header.length > MAX_TOKEN_BYTES + 7) throw new InvalidTokenError("The token is too large");
+  const match = BEARER.exec(header);
+  if (match !== null) return match[1];
+  if (/^Bearer(\s|$)/i.test(header)) throw new InvalidTokenError("The bearer token is malformed");
+  throw new MissingCredentialsError();
 }
 
 /** Throws InsufficientScopeError unless the caller has the scope. */

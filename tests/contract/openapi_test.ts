@@ -19,7 +19,9 @@ const SRC = new URL("../../src/", import.meta.url);
 const SOME_ID = "01JDQ8Z5K3M4N5P6Q7R8S9T0VW";
 
 /** Runs `body` with the real request handler over a real, empty store. */
-async function withHandler(body: (handler: (r: Request) => Promise<Response>) => Promise<void>) {
+async function withHandler(
+  body: (handler: (r: Request) => Response | Promise<Response>) => Promise<void>,
+) {
   const dir = await Deno.makeTempDir({ prefix: "customer-openapi-test-" });
   const store = await JsonlEventStore.open(dir);
   try {

@@ -27,8 +27,11 @@ function rotatingKey() {
 
 function setup(cache = new TokenCache<Principal>()) {
   const key = rotatingKey();
-  const cached = createAuthenticator({ key: key.getKey, algorithms: SECRET_ALGORITHMS, cache });
-  const fresh = createAuthenticator({ key: key.getKey, algorithms: SECRET_ALGORITHMS });
+  // Promises every time (a cache hit answers synchronously), for assert.rejects.
+  const cachedSync = createAuthenticator({ key: key.getKey, algorithms: SECRET_ALGORITHMS, cache });
+  const freshSync = createAuthenticator({ key: key.getKey, algorithms: SECRET_ALGORITHMS });
+  const cached = (request: Request) => Promise.resolve(cachedSync(request));
+  const fresh = (request: Request) => Promise.resolve(freshSync(request));
   return { key, cache, cached, fresh };
 }
 

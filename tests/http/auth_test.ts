@@ -3,6 +3,7 @@ import { SignJWT } from "jose";
 import {
   createAuthenticator,
   MAX_TOKEN_BYTES,
+  type Principal,
   READ_SCOPE,
   requireScope,
   WRITE_SCOPE,
@@ -16,7 +17,9 @@ import { SECRET_ALGORITHMS } from "../../src/http/key_sources.ts";
 
 const SECRET = new TextEncoder().encode("unit-test-secret-0123456789-abcdefghijklmnop");
 const OTHER_SECRET = new TextEncoder().encode("another-secret-0123456789-abcdefghijklmnopq");
-const authenticate = createAuthenticator({ key: SECRET, algorithms: SECRET_ALGORITHMS });
+const sync = createAuthenticator({ key: SECRET, algorithms: SECRET_ALGORITHMS });
+/** The authenticator as a promise every time, for assert.rejects. */
+const authenticate = (request: Request) => Promise.resolve(sync(request));
 
 function now(): number {
   return Math.floor(Date.now() / 1000);
@@ -57,11 +60,11 @@ function b64url(value: unknown): string {
 
 /** Asserts that the request is refused as an invalid token with this exact description. */
 async function assertInvalid(
-  auth: typeof authenticate,
+  auth: (request: Request) => Principal | Promise<Principal>,
   request: Request,
   message: string,
 ): Promise<void> {
-  await assert.rejects(auth(request), (error: unknown) => {
+  await assert.rejects(Promise.resolve(auth(request)), (error: unknown) => {
     assert.ok(error instanceof InvalidTokenError, `got ${error}`);
     assert.equal(error.message, message);
     return true;
