@@ -1,6 +1,11 @@
 import type { Authenticate, Principal } from "./http/auth.ts";
 import type { CorsPolicy } from "./http/cors.ts";
-import { customerHandlers, type Handler, JSON_TYPE } from "./http/customer_handlers.ts";
+import {
+  customerHandlers,
+  type Handler,
+  type HandlerContext,
+  JSON_TYPE,
+} from "./http/customer_handlers.ts";
 import { docsPageResponse } from "./http/docs_page.ts";
 import {
   MethodNotAllowedError,
@@ -13,7 +18,7 @@ import { openApiResponse } from "./http/openapi.ts";
 import { problemResponse } from "./http/problem.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf } from "./http/request_id.ts";
-import { type Route, Router } from "./http/router.ts";
+import { type Params, type Route, Router } from "./http/router.ts";
 import type { CustomerService } from "./service/customer_service.ts";
 
 /**
@@ -145,6 +150,22 @@ export function createHandler(
     return response;
   }
 
+  /** Rate-limits the caller, then runs the handler. */
+  function dispatch(
+    found: { handler: Handler; params: Params },
+    request: Request,
+    requestId: string,
+    outcome: Outcome,
+    principal: Principal,
+  ): Response | Promise<Response> {
+    if (deps.rateLimiter !== undefined) {
+      const decision = deps.rateLimiter.take(principal.sub);
+      outcome.rateHeaders = deps.rateLimiter.headers(decision);
+      if (!decision.allowed) throw new RateLimitedError(decision.retryAfter);
+    }
+    return found.handler(request, new Context(request, found.params, requestId, principal));
+  }
+
   function route(
     request: Request,
     requestId: string,
@@ -154,25 +175,11 @@ export function createHandler(
     const found = api.match(request.method, pathname);
     if (found.kind === "found") {
       outcome.route = found.route;
-      const handle = (principal: Principal) => {
-        if (deps.rateLimiter !== undefined) {
-          const decision = deps.rateLimiter.take(principal.sub);
-          outcome.rateHeaders = deps.rateLimiter.headers(decision);
-          if (!decision.allowed) throw new RateLimitedError(decision.retryAfter);
-        }
-        let url: URL | undefined;
-        return found.handler(request, {
-          // Only the list reads the query, so the URL is parsed only when asked for.
-          get url() {
-            return url ??= new URL(request.url);
-          },
-          params: found.params,
-          requestId,
-          principal,
-        });
-      };
       const principal = deps.authenticate(request);
-      return principal instanceof Promise ? principal.then(handle) : handle(principal);
+      if (principal instanceof Promise) {
+        return principal.then((caller) => dispatch(found, request, requestId, outcome, caller));
+      }
+      return dispatch(found, request, requestId, outcome, principal);
     }
     const match = found.kind === "not_found" ? open.match(request.method, pathname) : found;
     if (match.kind === "not_found") throw new RouteNotFoundError(pathname);
@@ -184,6 +191,21 @@ export function createHandler(
       return deps.cors.preflight(origin, match.allow);
     }
     throw new MethodNotAllowedError(request.method, match.allow);
+  }
+}
+
+/** What a handler gets besides the request; the URL is parsed only when asked for (the list). */
+class Context implements HandlerContext {
+  #url: URL | undefined;
+  constructor(
+    readonly request: Request,
+    readonly params: Params,
+    readonly requestId: string,
+    readonly principal: Principal,
+  ) {}
+
+  get url(): URL {
+    return this.#url ??= new URL(this.request.url);
   }
 }
 

@@ -28,7 +28,8 @@ class Histogram {
 
 /** The service's Prometheus metrics (contract §7), rendered in the text exposition format. */
 export class Metrics {
-  #requests = new Map<string, number>();
+  /** Request counts by route, then method, then status: nested, so counting allocates nothing. */
+  #requests = new Map<string, Map<string, Map<number, number>>>();
   #latency = new Map<string, Histogram>();
   #fsync = new Histogram(FSYNC_BUCKETS);
   #events = 0;
@@ -40,8 +41,11 @@ export class Metrics {
 
   /** Counts a request by route pattern, method and status, and observes its duration. */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
-    const key = `route="${route}",method="${method}",status="${status}"`;
-    this.#requests.set(key, (this.#requests.get(key) ?? 0) + 1);
+    let byMethod = this.#requests.get(route);
+    if (byMethod === undefined) this.#requests.set(route, byMethod = new Map());
+    let byStatus = byMethod.get(method);
+    if (byStatus === undefined) byMethod.set(method, byStatus = new Map());
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     let histogram = this.#latency.get(route);
     if (histogram === undefined) {
       this.#latency.set(route, histogram = new Histogram(REQUEST_BUCKETS));
@@ -64,7 +68,13 @@ export class Metrics {
     const lines = [
       "# HELP http_requests_total HTTP requests by route pattern, method and status.",
       "# TYPE http_requests_total counter",
-      ...[...this.#requests].map(([labels, n]) => `http_requests_total{${labels}} ${n}`),
+      ...[...this.#requests].flatMap(([route, byMethod]) =>
+        [...byMethod].flatMap(([method, byStatus]) =>
+          [...byStatus].map(([status, n]) =>
+            `http_requests_total{route="${route}",method="${method}",status="${status}"} ${n}`
+          )
+        )
+      ),
       "# HELP http_request_duration_seconds HTTP request latency by route pattern.",
       "# TYPE http_request_duration_seconds histogram",
       ...[...this.#latency].flatMap(([route, h]) =>
