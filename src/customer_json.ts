@@ -41,3 +41,13 @@ export function customerFacts(json: string): CustomerFacts {
   const email = head[2].includes("\\") ? JSON.parse(`"${head[2]}"`) as string : head[2];
   return { id: head[1], email, version: Number(tail[1]) };
 }
+
+/** Serialised customers: a customer object is never changed, so its JSON never goes stale. */
+const serialised = new WeakMap<Customer, string>();
+
+/** A customer's JSON text, serialised at most once per customer object. */
+export function jsonOf(customer: Customer): string {
+  let json = serialised.get(customer);
+  if (json === undefined) serialised.set(customer, json = JSON.stringify(customer));
+  return json;
+}

@@ -62,7 +62,7 @@ function appTest(
         ...override,
       });
       const bearer = `Bearer ${await token("customers:read customers:write")}`;
-      const send: App["send"] = async (method, path, init = {}) => {
+      const send: App["send"] = (method, path, init = {}) => {
         const headers = new Headers({ authorization: bearer });
         if (init.body !== undefined) headers.set("content-type", "application/json");
         for (const [key, value] of new Headers(init.headers)) headers.set(key, value);
@@ -73,7 +73,10 @@ function appTest(
           : init.body instanceof Uint8Array
           ? new Uint8Array(init.body)
           : JSON.stringify(init.body);
-        return handler(new Request(`http://x${path}`, { method, headers, body: payload }));
+        // The handler answers synchronously when it can; the tests always await a promise.
+        return Promise.resolve(
+          handler(new Request(`http://x${path}`, { method, headers, body: payload })),
+        );
       };
       await body({ handler, send, errors });
     } finally {

@@ -1,4 +1,5 @@
 import { isUlid } from "../domain/customer.ts";
+import { jsonOf } from "../customer_json.ts";
 import type { CustomerRecord } from "../projection.ts";
 import { CustomerNotFoundError } from "../domain/errors.ts";
 import type { CustomerService } from "../service/customer_service.ts";
@@ -58,7 +59,7 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
       }
       const body = await readJsonBody(request, JSON_BODY, maxBodyBytes);
       const { customer, replayed } = await service.create(body, writeContext(context), key);
-      const response = customerResponse(JSON.stringify(customer), customer.version, 201);
+      const response = customerResponse(jsonOf(customer), customer.version, 201);
       response.headers.set("location", `/api/customers/${customer.id}`);
       if (replayed) response.headers.set("idempotent-replayed", "true");
       return response;
@@ -79,7 +80,7 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
       const body = await readJsonBody(request, JSON_BODY, maxBodyBytes);
       const expected = parseIfMatch(request.headers.get("if-match"));
       const customer = await service.replace(id, body, expected, writeContext(context));
-      return customerResponse(JSON.stringify(customer), customer.version, 200);
+      return customerResponse(jsonOf(customer), customer.version, 200);
     },
 
     async patch(request: Request, context: HandlerContext): Promise<Response> {
@@ -88,7 +89,7 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
       const patch = await readJsonBody(request, PATCH_BODY, maxBodyBytes);
       const expected = parseIfMatch(request.headers.get("if-match"));
       const customer = await service.patch(id, patch, expected, writeContext(context));
-      return customerResponse(JSON.stringify(customer), customer.version, 200);
+      return customerResponse(jsonOf(customer), customer.version, 200);
     },
 
     async remove(request: Request, context: HandlerContext): Promise<Response> {

@@ -5,7 +5,7 @@ import { IdempotencyKeyInFlightError, IdempotencyKeyReusedError } from "../domai
 import type { CustomerCommand } from "../domain/commands.ts";
 import type { CustomerEvent } from "../domain/events.ts";
 import type { EventMeta, EventStore, ReplayedEvent, StoredEvent } from "../store/event_store.ts";
-import { customerFacts } from "../customer_json.ts";
+import { customerFacts, jsonOf } from "../customer_json.ts";
 import type { CustomerProjection, CustomerRecord, ListPage, ListQuery } from "../projection.ts";
 import { type IdempotencyEntry, IdempotencyKeys } from "./idempotency.ts";
 import { PendingState } from "./pending_state.ts";
@@ -181,10 +181,12 @@ export class CustomerService {
   ): Promise<CustomerEvent> {
     const event = decide(command, this.#pending, this.#context);
     const meta: EventMeta = { actor: context.actor, request_id: context.requestId, ...extra };
+    // Serialised once: the log line, the read model and the response all use this text.
+    const json = event.data === null ? undefined : jsonOf(event.data);
     this.#pending.hold(event);
     try {
-      const [stored] = await this.#store.append([{ ...event, ...meta }]);
-      this.#applyDurable(stored);
+      const [stored] = await this.#store.append([{ ...event, ...meta, dataJson: json }]);
+      this.#applyDurable(stored, json);
       this.#onCommit?.(stored);
       return stored;
     } finally {
@@ -193,8 +195,9 @@ export class CustomerService {
   }
 
   /** Applies a just-committed event. */
-  #applyDurable(event: StoredEvent): void {
-    this.#projection.apply(event);
+  #applyDurable(event: StoredEvent, json: string | undefined): void {
+    if (event.data === null) this.#projection.remove(event.id);
+    else this.#projection.put(event.id, event.version, event.data.email, json!);
     this.#applied(event, () => event.data!);
   }
 

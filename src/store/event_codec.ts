@@ -5,9 +5,12 @@ import { CorruptRecordError, decodeLine, encodeLine, splitLine } from "./checked
 
 export { CorruptRecordError };
 
-/** Encodes an event as one self-checking JSON line, newline included. */
-export function encodeEvent(event: StoredEvent): Uint8Array {
-  return encodeLine({
+/**
+ * Encodes an event as one self-checking JSON line, newline included. `dataJson`, when given, is
+ * the event's data already serialised, so it is not serialised twice.
+ */
+export function encodeEvent(event: StoredEvent, dataJson?: string): Uint8Array {
+  const head = JSON.stringify({
     seq: event.seq,
     type: event.type,
     id: event.id,
@@ -17,8 +20,9 @@ export function encodeEvent(event: StoredEvent): Uint8Array {
     request_id: event.request_id,
     idempotency_key: event.idempotency_key,
     request_hash: event.request_hash,
-    data: event.data,
   });
+  const data = dataJson ?? JSON.stringify(event.data);
+  return encodeLine(`${head.slice(0, -1)},"data":${data}}`);
 }
 
 /** Decodes one log line (without its newline), checking its checksum and shape. */

@@ -21,6 +21,9 @@ export type StoredEvent = CustomerEvent & EventMeta & { seq: number };
  */
 export type ReplayedEvent = Omit<StoredEvent, "data"> & { dataJson: string | null };
 
+/** An event to append; `dataJson`, when given, is its data already serialised (it is reused). */
+export type NewEvent = CustomerEvent & EventMeta & { dataJson?: string };
+
 /** A durable, append-only log of customer events. */
 export interface EventStore {
   /** The sequence number of the last durable event (0 when empty). */
@@ -34,7 +37,7 @@ export interface EventStore {
    * Appends events; resolves once they are durable on disk, with their sequence numbers.
    * Appends made together may share one sync.
    */
-  append(events: readonly (CustomerEvent & EventMeta)[]): Promise<StoredEvent[]>;
+  append(events: readonly NewEvent[]): Promise<StoredEvent[]>;
   /** Waits for pending appends, then releases the store. */
   close(): Promise<void>;
 }

@@ -1,6 +1,5 @@
-import type { CustomerEvent } from "../domain/events.ts";
 import { encodeEvent } from "./event_codec.ts";
-import type { EventMeta, EventStore, ReplayedEvent, StoredEvent } from "./event_store.ts";
+import type { EventStore, NewEvent, ReplayedEvent, StoredEvent } from "./event_store.ts";
 import { syncDirectory, writeAll } from "./fs_util.ts";
 import { concat } from "./line_reader.ts";
 import { replaySegments } from "./replay.ts";
@@ -119,11 +118,16 @@ export class JsonlEventStore implements EventStore {
   }
 
   /** Queues events for the next group commit and resolves once they are durable. */
-  append(events: readonly (CustomerEvent & EventMeta)[]): Promise<StoredEvent[]> {
+  append(events: readonly NewEvent[]): Promise<StoredEvent[]> {
     if (!this.#replayed) return Promise.reject(new Error("Replay the log before appending"));
     if (this.#failure !== null) return Promise.reject(new StoreFailedError(this.#failure));
-    const stored = events.map((event) => ({ ...event, seq: this.#nextSeq++ }));
-    const parts = stored.map(encodeEvent);
+    const stored: StoredEvent[] = [];
+    const parts: Uint8Array[] = [];
+    for (const { dataJson, ...event } of events) {
+      const next = { ...event, seq: this.#nextSeq++ } as StoredEvent;
+      stored.push(next);
+      parts.push(encodeEvent(next, dataJson));
+    }
     const bytes = parts.length === 1 ? parts[0] : concat(parts);
     return new Promise((resolve, reject) => {
       this.#queue.push({ kind: "write", bytes, events: stored, resolve, reject });
