@@ -1,5 +1,5 @@
 import { type Customer, emailKey } from "./domain/customer.ts";
-import { customerFacts, nameOrEmailMatcher } from "./customer_json.ts";
+import { customerFacts, jsonOf, nameOrEmailMatcher } from "./customer_json.ts";
 import type { CustomerState } from "./domain/decide.ts";
 import type { CustomerEvent } from "./domain/events.ts";
 
@@ -69,7 +69,7 @@ export class CustomerProjection implements CustomerState {
   /** Folds one durable event into the model. */
   apply(event: CustomerEvent): void {
     if (event.data === null) this.remove(event.id);
-    else this.put(event.id, event.version, event.data.email, JSON.stringify(event.data));
+    else this.put(event.id, event.version, event.data.email, jsonOf(event.data));
   }
 
   /** Folds one replayed event whose data is JSON text (null for a delete) into the model. */

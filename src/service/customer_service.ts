@@ -186,7 +186,7 @@ export class CustomerService {
     this.#pending.hold(event);
     try {
       const [stored] = await this.#store.append([{ ...event, ...meta, dataJson: json }]);
-      this.#applyDurable(stored, json);
+      this.#applyDurable(stored);
       this.#onCommit?.(stored);
       return stored;
     } finally {
@@ -195,9 +195,9 @@ export class CustomerService {
   }
 
   /** Applies a just-committed event. */
-  #applyDurable(event: StoredEvent, json: string | undefined): void {
-    if (event.data === null) this.#projection.remove(event.id);
-    else this.#projection.put(event.id, event.version, event.data.email, json!);
+  #applyDurable(event: StoredEvent): void {
+    // The data's JSON text was made in #commit; jsonOf hands the same text to the read model.
+    this.#projection.apply(event);
     this.#applied(event, () => event.data!);
   }
 
