@@ -1,3 +1,4 @@
+import { concat } from "../bytes.ts";
 import { ValidationError } from "../domain/errors.ts";
 import { BodyTooLargeError, MalformedBodyError, UnsupportedMediaTypeError } from "./errors.ts";
 
@@ -80,12 +81,5 @@ async function readLimited(request: Request, maxBytes: number): Promise<Uint8Arr
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0];
-  const bytes = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return bytes;
+  return chunks.length === 1 ? chunks[0] : concat(chunks);
 }

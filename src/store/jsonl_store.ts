@@ -1,7 +1,7 @@
 import { encodeEvent } from "./event_codec.ts";
 import type { EventStore, NewEvent, ReplayedEvent, StoredEvent } from "./event_store.ts";
 import { syncDirectory, writeAll } from "./fs_util.ts";
-import { concat } from "./line_reader.ts";
+import { concat } from "../bytes.ts";
 import { replaySegments } from "./replay.ts";
 import { listSegments, LOG_DIR, type Segment, segmentName } from "./segments.ts";
 import { takeLock } from "./lock_file.ts";

@@ -1,3 +1,5 @@
+import { concat } from "../bytes.ts";
+
 const CHUNK = 1 << 20;
 const NEWLINE = 0x0a;
 
@@ -63,17 +65,4 @@ function decodeLines(data: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Joins byte arrays into one. */
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

@@ -1,7 +1,8 @@
 import { decodeReplayed } from "./event_codec.ts";
 import type { ReplayedEvent } from "./event_store.ts";
 import { syncDirectory, writeAll, writeAtomically } from "./fs_util.ts";
-import { concat, readLines } from "./line_reader.ts";
+import { concat } from "../bytes.ts";
+import { readLines } from "./line_reader.ts";
 import { LOG_DIR, type Segment, segmentName } from "./segments.ts";
 
 /**

@@ -1,6 +1,7 @@
 import { CorruptRecordError, decodeLine, encodeLine, splitLine } from "./checked_line.ts";
 import { syncDirectory, writeAll, writeAtomically } from "./fs_util.ts";
-import { concat, readLines } from "./line_reader.ts";
+import { concat } from "../bytes.ts";
+import { readLines } from "./line_reader.ts";
 
 /** The folder inside DATA_DIR that holds snapshots. */
 export const SNAPSHOT_DIR = "snapshots";
