@@ -52,20 +52,26 @@ function serverArgs(env: Record<string, string>): string[] {
   return ["run", ...flags, "src/main.ts"];
 }
 
-/** Spawns `deno run … src/main.ts` and resolves once it has printed its "listening" line. */
-export async function startServer(options: StartOptions = {}): Promise<TestServer> {
-  const ownsDataDir = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "customer-api-e2e-" });
+/** The runner's environment without server settings, plus the test defaults and `extra`. */
+function serverEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
   const env = Deno.env.toObject();
   for (const name of CONFIG_VARS) delete env[name];
-  Object.assign(env, {
+  return {
+    ...env,
     PORT: "0",
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,
     JWT_SECRET: TEST_SECRET,
     NO_COLOR: "1",
-    ...options.env,
-  });
+    ...extra,
+  };
+}
+
+/** Spawns `deno run … src/main.ts` and resolves once it has printed its "listening" line. */
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const ownsDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "customer-api-e2e-" });
+  const env = serverEnv(dataDir, options.env);
   const child = new Deno.Command(Deno.execPath(), {
     args: serverArgs(env),
     cwd: REPO_ROOT,
@@ -192,16 +198,7 @@ export async function runUntilExit(
   timeoutMs = READY_TIMEOUT_MS,
 ): Promise<ExitResult> {
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "customer-api-e2e-" });
-  const env = Deno.env.toObject();
-  for (const name of CONFIG_VARS) delete env[name];
-  Object.assign(env, {
-    PORT: "0",
-    HOST: "127.0.0.1",
-    DATA_DIR: dataDir,
-    JWT_SECRET: TEST_SECRET,
-    NO_COLOR: "1",
-    ...options.env,
-  });
+  const env = serverEnv(dataDir, options.env);
   const started = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
     args: serverArgs(env),
