@@ -1,12 +1,14 @@
 /** Summarises a V8 .cpuprofile: where the time went before a cut-off frame first appeared. */
 
-interface ProfileNode {
+/** One node of a V8 .cpuprofile call tree. */
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
 
-interface CpuProfile {
+/** A V8 .cpuprofile as written by `--cpu-prof`. */
+export interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];

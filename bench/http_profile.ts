@@ -3,20 +3,9 @@
  * `deno run -A bench/http_profile.ts FILE.cpuprofile` summarises a saved one.
  */
 import type { ChildGroup } from "./child_processes.ts";
+import type { CpuProfile, ProfileNode } from "./cpu_profile.ts";
 import { startService } from "./http_targets.ts";
 import { drive, type Load } from "./http_workloads.ts";
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
 
 const TOP = 15;
 const IDLE = "(idle)";

@@ -7,15 +7,9 @@ export const DEV_SECRET_FILE = "dev-secret";
 export async function loadOrCreateDevSecret(
   dataDir: string,
 ): Promise<{ secret: Uint8Array; created: boolean }> {
+  const existing = await readDevSecret(dataDir);
+  if (existing !== undefined) return { secret: existing, created: false };
   const path = `${dataDir}/${DEV_SECRET_FILE}`;
-  try {
-    return {
-      secret: new TextEncoder().encode((await Deno.readTextFile(path)).trim()),
-      created: false,
-    };
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
   const random = crypto.getRandomValues(new Uint8Array(32));
   const text = btoa(String.fromCharCode(...random)).replace(/=+$/, "");
   await Deno.mkdir(dataDir, { recursive: true });
