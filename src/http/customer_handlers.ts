@@ -2,7 +2,9 @@ import { isUlid } from "../domain/customer.ts";
 import { jsonOf } from "../customer_json.ts";
 import type { CustomerRecord } from "../projection.ts";
 import { CustomerNotFoundError } from "../domain/errors.ts";
-import type { CustomerService } from "../service/customer_service.ts";
+import type { ExpectedVersions } from "../domain/commands.ts";
+import type { Customer } from "../domain/customer.ts";
+import type { CustomerService, WriteContext } from "../service/customer_service.ts";
 import { type Principal, READ_SCOPE, requireScope, WRITE_SCOPE } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { etag, ifNoneMatchHits, parseIfMatch } from "./conditional.ts";
@@ -33,6 +35,26 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
     actor: context.principal.sub,
     requestId: context.requestId,
   });
+
+  /** PUT and PATCH: the customer must exist, then the body, then If-Match, then the change. */
+  async function change(
+    request: Request,
+    context: HandlerContext,
+    accepted: readonly string[],
+    apply: (
+      id: string,
+      body: unknown,
+      expected: ExpectedVersions | undefined,
+      context: WriteContext,
+    ) => Promise<Customer>,
+  ): Promise<Response> {
+    requireScope(context.principal, WRITE_SCOPE);
+    const id = live(service, context.params.id).id;
+    const body = await readJsonBody(request, accepted, maxBodyBytes);
+    const expected = parseIfMatch(request.headers.get("if-match"));
+    const customer = await apply(id, body, expected, writeContext(context));
+    return customerResponse(jsonOf(customer), customer.version, 200);
+  }
 
   return {
     list(_request: Request, context: HandlerContext): Response {
@@ -74,22 +96,12 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
       return customerResponse(record.json, record.version, 200);
     },
 
-    async replace(request: Request, context: HandlerContext): Promise<Response> {
-      requireScope(context.principal, WRITE_SCOPE);
-      const id = live(service, context.params.id).id;
-      const body = await readJsonBody(request, JSON_BODY, maxBodyBytes);
-      const expected = parseIfMatch(request.headers.get("if-match"));
-      const customer = await service.replace(id, body, expected, writeContext(context));
-      return customerResponse(jsonOf(customer), customer.version, 200);
+    replace(request: Request, context: HandlerContext): Promise<Response> {
+      return change(request, context, JSON_BODY, service.replace.bind(service));
     },
 
-    async patch(request: Request, context: HandlerContext): Promise<Response> {
-      requireScope(context.principal, WRITE_SCOPE);
-      const id = live(service, context.params.id).id;
-      const patch = await readJsonBody(request, PATCH_BODY, maxBodyBytes);
-      const expected = parseIfMatch(request.headers.get("if-match"));
-      const customer = await service.patch(id, patch, expected, writeContext(context));
-      return customerResponse(jsonOf(customer), customer.version, 200);
+    patch(request: Request, context: HandlerContext): Promise<Response> {
+      return change(request, context, PATCH_BODY, service.patch.bind(service));
     },
 
     async remove(request: Request, context: HandlerContext): Promise<Response> {

@@ -1,6 +1,7 @@
 import { JSON_TYPE } from "./customer_handlers.ts";
 import {
   BODY_PROBLEMS,
+  CHANGE_PROBLEMS,
   json,
   operation,
   param,
@@ -113,13 +114,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           parameters: [param("If-Match")],
           requestBody: { required: true, content: json("CustomerInput") },
           ok: customerOk("The customer after the change, with its new ETag."),
-          problems: [
-            "not-found",
-            ...BODY_PROBLEMS,
-            "precondition-failed",
-            "email-taken",
-            ...WRITE_PROBLEMS,
-          ],
+          problems: CHANGE_PROBLEMS,
         }),
         patch: operation({
           operationId: "updateCustomer",
@@ -137,13 +132,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
             },
           },
           ok: customerOk("The customer after the change, with its new ETag."),
-          problems: [
-            "not-found",
-            ...BODY_PROBLEMS,
-            "precondition-failed",
-            "email-taken",
-            ...WRITE_PROBLEMS,
-          ],
+          problems: CHANGE_PROBLEMS,
         }),
         delete: operation({
           operationId: "deleteCustomer",

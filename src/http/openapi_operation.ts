@@ -44,6 +44,15 @@ export const BODY_PROBLEMS: ProblemSlug[] = [
 /** The problems of appending to the event log. */
 export const WRITE_PROBLEMS: ProblemSlug[] = ["storage-unavailable", "storage-full"];
 
+/** What a PUT or PATCH of an existing customer can answer besides the common problems. */
+export const CHANGE_PROBLEMS: ProblemSlug[] = [
+  "not-found",
+  ...BODY_PROBLEMS,
+  "precondition-failed",
+  "email-taken",
+  ...WRITE_PROBLEMS,
+];
+
 /** What differs between operations; the rest is derived. */
 export interface Spec {
   operationId: string;
