@@ -67,7 +67,7 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["deno", "run", "--cached-only", "--no-prompt", "--allow-net=127.0.0.1", "--allow-env=PORT", "docker/healthcheck.ts"]
 # The permission flags are exactly those of `deno task start` and of the end-to-end tests, with
-# /data and /config for ./data and ./config (src/permissions.ts; tests/permissions_test.ts).
+# /data and /config for ./data and ./config (src/ops/permissions.ts; tests/ops/permissions_test.ts).
 CMD ["deno", "run", "--cached-only", \
      "--no-prompt", \
      "--allow-net", \

@@ -5,12 +5,12 @@
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWTVerifyGetKey, SignJWT } from "jose";
 import { monotonicFactory } from "ulid";
 import { createHandler } from "../src/app.ts";
-import { createAuthenticator, type Principal } from "../src/http/auth.ts";
-import { KEY_SET_ALGORITHMS, SECRET_ALGORITHMS, usableKeys } from "../src/http/key_sources.ts";
-import { TokenCache } from "../src/http/token_cache.ts";
-import { CustomerProjection } from "../src/projection.ts";
-import { CustomerService } from "../src/service/customer_service.ts";
-import { JsonlEventStore } from "../src/store/jsonl_store.ts";
+import { createAuthenticator, type Principal } from "../src/auth/authenticator.ts";
+import { KEY_SET_ALGORITHMS, SECRET_ALGORITHMS, usableKeys } from "../src/auth/key_sources.ts";
+import { TokenCache } from "../src/auth/token_cache.ts";
+import { CustomerProjection } from "../src/read_model/projection.ts";
+import { CustomerService } from "../src/customers/customer_service.ts";
+import { JsonlEventStore } from "../src/store/jsonl/jsonl_store.ts";
 
 /** How long and how often to measure. */
 export interface AuthBenchOptions {

@@ -2,9 +2,9 @@
  * Writes a realistic event log straight in the server's on-disk format, fast: a deterministic
  * mix of creates, updates and deletes with distinct emails and a gap-free sequence.
  */
-import { encodeEvent } from "../src/store/event_codec.ts";
+import { encodeEvent } from "../src/store/jsonl/event_codec.ts";
 import type { StoredEvent } from "../src/store/event_store.ts";
-import { LOG_DIR, segmentName } from "../src/store/segments.ts";
+import { LOG_DIR, segmentName } from "../src/store/jsonl/segments.ts";
 import { fakeCustomer, fakeHash, fakeUlid, fakeUuid, seededRandom } from "./fake_customers.ts";
 
 /** What was written. */

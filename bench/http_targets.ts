@@ -1,5 +1,5 @@
 /** The three HTTP servers the benchmark drives: the bare baseline, the service and json-server. */
-import { serverPermissionFlags } from "../src/permissions.ts";
+import { serverPermissionFlags } from "../src/ops/permissions.ts";
 import type { Child, ChildGroup } from "./child_processes.ts";
 
 const REPO_ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);

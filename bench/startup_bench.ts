@@ -115,7 +115,8 @@ async function profileStartups(dataDir: string, dir: string): Promise<void> {
   await Deno.mkdir(dir, { recursive: true });
   // Samples after the first frame of the background compaction or of the shutdown are not startup.
   const afterStartup = (name: string, url: string) =>
-    (url.endsWith("/src/persistence.ts") && (name === "compact" || name === "startCompaction")) ||
+    (url.endsWith("/src/store/jsonl/compaction_policy.ts") &&
+      (name === "compact" || name === "startCompaction")) ||
     (url.endsWith("/src/main.ts") && name === "stop");
   for (const kind of ["the log alone", "the snapshot"]) {
     const before = new Set([...Deno.readDirSync(dir)].map((entry) => entry.name));

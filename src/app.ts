@@ -1,25 +1,26 @@
-import type { Authenticate, Principal } from "./http/auth.ts";
+import type { Authenticate, Principal } from "./auth/authenticator.ts";
 import type { CorsPolicy } from "./http/cors.ts";
 import {
   customerHandlers,
   type Handler,
   type HandlerContext,
-  JSON_TYPE,
-} from "./http/customer_handlers.ts";
-import { docsPageResponse } from "./http/docs_page.ts";
+} from "./customers/customer_handlers.ts";
+import { JSON_TYPE } from "./http/media_types.ts";
+import { pathnameOf } from "./http/request_path.ts";
+import { docsPageResponse } from "./openapi/docs_page.ts";
 import {
   MethodNotAllowedError,
   OriginNotAllowedError,
   RateLimitedError,
   RouteNotFoundError,
 } from "./http/errors.ts";
-import type { Metrics } from "./http/metrics.ts";
-import { openApiResponse } from "./http/openapi.ts";
+import type { Metrics } from "./ops/metrics.ts";
+import { openApiResponse } from "./openapi/openapi.ts";
 import { problemResponse } from "./http/problem.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf } from "./http/request_id.ts";
 import { type Params, type Route, Router } from "./http/router.ts";
-import type { CustomerService } from "./service/customer_service.ts";
+import type { CustomerService } from "./customers/customer_service.ts";
 
 /**
  * Receives one finished request, for the access log (positional, so the hot path allocates no
@@ -81,7 +82,7 @@ export function createHandler(
     { pathname: "/healthz", methods: { GET: () => status("ok") } },
     { pathname: "/readyz", methods: { GET: () => status("ready") } },
     { pathname: "/metrics", methods: { GET: metricsPage } },
-    // The API description (contract §7): built once from src/http/openapi.ts.
+    // The API description (contract §7): built once from src/openapi/openapi.ts.
     { pathname: "/api/openapi.json", methods: { GET: openApiResponse } },
     { pathname: "/docs", methods: { GET: docsPageResponse } },
   ]);
@@ -207,21 +208,6 @@ class Context implements HandlerContext {
   get url(): URL {
     return this.#url ??= new URL(this.request.url);
   }
-}
-
-/** Characters a path may hold for its raw form to equal the WHATWG-normalised pathname. */
-const PLAIN_PATH = /^\/[A-Za-z0-9_~\-/]*$/;
-
-/**
- * The pathname of a request URL. A plain path is cut out of the string (parsing a URL costs more
- * than routing it); anything with dots, escapes or other characters is left to the URL parser.
- */
-export function pathnameOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start === -1) return "/";
-  const query = url.indexOf("?", start);
-  const path = query === -1 ? url.slice(start) : url.slice(start, query);
-  return PLAIN_PATH.test(path) && !path.includes("#") ? path : new URL(url).pathname;
 }
 
 function status(text: string): Response {

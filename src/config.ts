@@ -1,6 +1,6 @@
 import type { RatePolicy } from "./http/rate_limit.ts";
 import { parseRatePolicy } from "./http/rate_limit.ts";
-import type { LogLevel } from "./log.ts";
+import type { LogLevel } from "./ops/log.ts";
 
 /** The service's settings, read once from the environment (contract §1). */
 export interface Config {

@@ -1,18 +1,18 @@
 import { monotonicFactory } from "ulid";
 import { createHandler } from "./app.ts";
-import { verificationKey } from "./auth_setup.ts";
+import { verificationKey } from "./auth/verification_key.ts";
 import { ConfigError, loadConfig } from "./config.ts";
-import { createAuthenticator, type Principal } from "./http/auth.ts";
-import { UnusableKeySetError } from "./http/key_sources.ts";
-import { TokenCache } from "./http/token_cache.ts";
+import { createAuthenticator, type Principal } from "./auth/authenticator.ts";
+import { UnusableKeySetError } from "./auth/key_sources.ts";
+import { TokenCache } from "./auth/token_cache.ts";
 import { CorsPolicy } from "./http/cors.ts";
-import { Metrics } from "./http/metrics.ts";
+import { Metrics } from "./ops/metrics.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
-import { bufferedSink, createLogger, type LogLevel, requestLine } from "./log.ts";
-import { Persistence } from "./persistence.ts";
-import { CustomerProjection } from "./projection.ts";
-import { CustomerService } from "./service/customer_service.ts";
-import { CorruptLogError, JsonlEventStore } from "./store/jsonl_store.ts";
+import { bufferedSink, createLogger, type LogLevel, requestLine } from "./ops/log.ts";
+import { Persistence } from "./store/jsonl/compaction_policy.ts";
+import { CustomerProjection } from "./read_model/projection.ts";
+import { CustomerService } from "./customers/customer_service.ts";
+import { CorruptLogError, JsonlEventStore } from "./store/jsonl/jsonl_store.ts";
 import { StoreLockedError } from "./store/store_errors.ts";
 
 const sink = bufferedSink(writeStdout);

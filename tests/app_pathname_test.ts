@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { pathnameOf } from "../src/app.ts";
-import { requestLine } from "../src/log.ts";
+import { pathnameOf } from "../src/http/request_path.ts";
+import { requestLine } from "../src/ops/log.ts";
 
 Deno.test("pathnameOf answers as the URL parser does, plain paths and odd ones alike", () => {
   const paths = [

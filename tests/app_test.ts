@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { SignJWT } from "jose";
 import { type AppDeps, createHandler } from "../src/app.ts";
-import { type Authenticate, createAuthenticator } from "../src/http/auth.ts";
-import { SECRET_ALGORITHMS } from "../src/http/key_sources.ts";
-import { CustomerProjection } from "../src/projection.ts";
-import { CustomerService } from "../src/service/customer_service.ts";
-import { JsonlEventStore } from "../src/store/jsonl_store.ts";
+import { type Authenticate, createAuthenticator } from "../src/auth/authenticator.ts";
+import { SECRET_ALGORITHMS } from "../src/auth/key_sources.ts";
+import { CustomerProjection } from "../src/read_model/projection.ts";
+import { CustomerService } from "../src/customers/customer_service.ts";
+import { JsonlEventStore } from "../src/store/jsonl/jsonl_store.ts";
 
 const T0 = Date.UTC(2026, 10, 21, 10, 0, 0);
 const SECRET = new TextEncoder().encode("app-test-secret-0123456789-abcdefghijklmnopq");

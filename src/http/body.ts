@@ -1,4 +1,4 @@
-import { concat } from "../bytes.ts";
+import { concat } from "../lib/bytes.ts";
 import { ValidationError } from "../domain/errors.ts";
 import { BodyTooLargeError, MalformedBodyError, UnsupportedMediaTypeError } from "./errors.ts";
 

@@ -1,3 +1,4 @@
+import { PROBLEM_JSON } from "./media_types.ts";
 import {
   CustomerNotFoundError,
   EmailTakenError,
@@ -22,9 +23,6 @@ import {
   RouteNotFoundError,
   UnsupportedMediaTypeError,
 } from "./errors.ts";
-
-/** The problem+json media type (RFC 9457). */
-export const PROBLEM_JSON = "application/problem+json";
 
 const REALM = 'Bearer realm="customers"';
 

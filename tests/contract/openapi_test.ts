@@ -2,15 +2,15 @@
 import assert from "node:assert/strict";
 import { createHandler } from "../../src/app.ts";
 import { LIMITS } from "../../src/domain/validation.ts";
-import { createAuthenticator } from "../../src/http/auth.ts";
-import { SECRET_ALGORITHMS } from "../../src/http/key_sources.ts";
-import { MAX_LIMIT } from "../../src/http/list_query.ts";
-import { OPENAPI_DOCUMENT } from "../../src/http/openapi.ts";
-import { METHODS } from "../../src/http/openapi_operation.ts";
-import { PROBLEM_TYPES, problemType } from "../../src/http/openapi_responses.ts";
-import { CustomerProjection } from "../../src/projection.ts";
-import { CustomerService } from "../../src/service/customer_service.ts";
-import { JsonlEventStore } from "../../src/store/jsonl_store.ts";
+import { createAuthenticator } from "../../src/auth/authenticator.ts";
+import { SECRET_ALGORITHMS } from "../../src/auth/key_sources.ts";
+import { MAX_LIMIT } from "../../src/customers/list_query.ts";
+import { OPENAPI_DOCUMENT } from "../../src/openapi/openapi.ts";
+import { METHODS } from "../../src/openapi/openapi_operation.ts";
+import { PROBLEM_TYPES, problemType } from "../../src/openapi/openapi_responses.ts";
+import { CustomerProjection } from "../../src/read_model/projection.ts";
+import { CustomerService } from "../../src/customers/customer_service.ts";
+import { JsonlEventStore } from "../../src/store/jsonl/jsonl_store.ts";
 
 // deno-lint-ignore no-explicit-any -- the document is walked as plain JSON
 type Json = any;

@@ -1,6 +1,6 @@
 /** The served OpenAPI document lints clean with Spectral's `spectral:oas` ruleset. */
 import assert from "node:assert/strict";
-import { openApiResponse } from "../../src/http/openapi.ts";
+import { openApiResponse } from "../../src/openapi/openapi.ts";
 
 const SPECTRAL = "@stoplight/spectral-cli@6.16.3";
 const RULESET = decodeURIComponent(new URL("../../.spectral.yaml", import.meta.url).pathname);

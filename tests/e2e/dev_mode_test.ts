@@ -16,7 +16,7 @@ async function mintWithCli(args: string[], env: Record<string, string>) {
   const inherited = Deno.env.toObject();
   for (const name of KEY_VARS) delete inherited[name];
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-env", "--allow-read", "src/token.ts", ...args],
+    args: ["run", "--allow-env", "--allow-read", "src/cli/token.ts", ...args],
     cwd: REPO_ROOT,
     env: { ...inherited, NO_COLOR: "1", ...env },
     clearEnv: true,

@@ -1,7 +1,7 @@
 /** Contract §7 and issue 5 point 5: JSON lines on stdout, no token or personal data, LOG_LEVEL. */
 import assert from "node:assert/strict";
 import { ApiClient, type ApiResponse, type RequestOptions, UNKNOWN_ID } from "../support/api.ts";
-import { SERVER_ENV_VARS, serverPermissionFlags } from "../../src/permissions.ts";
+import { SERVER_ENV_VARS, serverPermissionFlags } from "../../src/ops/permissions.ts";
 import { runUntilExit, startServer } from "../support/server.ts";
 import { makeToken, TEST_SECRET } from "../support/tokens.ts";
 

@@ -19,7 +19,8 @@ import {
   RouteNotFoundError,
   UnsupportedMediaTypeError,
 } from "../../src/http/errors.ts";
-import { PROBLEM_JSON, problemResponse } from "../../src/http/problem.ts";
+import { PROBLEM_JSON } from "../../src/http/media_types.ts";
+import { problemResponse } from "../../src/http/problem.ts";
 import {
   StorageFullError,
   StoreFailedError,

@@ -5,7 +5,7 @@
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { OPENAPI_DOCUMENT } from "../../src/http/openapi.ts";
+import { OPENAPI_DOCUMENT } from "../../src/openapi/openapi.ts";
 
 /** What the check needs of a response; the body must already be read. */
 export interface ReceivedResponse {

@@ -123,12 +123,12 @@ export async function runTask(
 
 /** `deno task verify` on dataDir, with read permission only. */
 export function runVerify(dataDir: string): Promise<TaskResult> {
-  return runTask("src/verify.ts", ["--allow-env", "--allow-read"], dataDir);
+  return runTask("src/cli/verify.ts", ["--allow-env", "--allow-read"], dataDir);
 }
 
 /** `deno task compact` on dataDir. */
 export function runCompact(dataDir: string): Promise<TaskResult> {
-  return runTask("src/compact.ts", ["--allow-env", "--allow-read", "--allow-write"], dataDir);
+  return runTask("src/cli/compact.ts", ["--allow-env", "--allow-read", "--allow-write"], dataDir);
 }
 
 /** The JSON log lines a server printed whose `msg` is msg, in order. */

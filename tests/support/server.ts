@@ -1,5 +1,5 @@
 /** Starts the real server as a child process, the way an operator would, for black-box tests. */
-import { SERVER_ENV_VARS, serverPermissionFlags } from "../../src/permissions.ts";
+import { SERVER_ENV_VARS, serverPermissionFlags } from "../../src/ops/permissions.ts";
 import { TEST_SECRET } from "./tokens.ts";
 
 const REPO_ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname);

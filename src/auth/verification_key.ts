@@ -1,0 +1,86 @@
+import type { JWTVerifyGetKey } from "jose";
+import { createLocalJWKSet } from "jose";
+import { type Config, ConfigError } from "../config.ts";
+import { loadOrCreateDevSecret } from "./dev_secret.ts";
+import { READ_SCOPE, WRITE_SCOPE } from "./scopes.ts";
+import { KEY_SET_ALGORITHMS, RemoteKeySet, SECRET_ALGORITHMS, usableKeys } from "./key_sources.ts";
+import type { Logger } from "../ops/log.ts";
+import { mintToken } from "./token_mint.ts";
+
+/** The verification key and its allowed algorithms. */
+export interface VerificationKey {
+  key: Uint8Array | JWTVerifyGetKey;
+  /** Development mode only: prints the ready token and a curl example for the listening URL. */
+  announce?: (url: string) => void;
+  algorithms: string[];
+}
+
+/** Turns the configured key source into a verification key; refuses unusable sources. */
+export async function verificationKey(config: Config, log: Logger): Promise<VerificationKey> {
+  const source = config.keySource;
+  switch (source.kind) {
+    case "secret":
+      return { key: source.secret, algorithms: SECRET_ALGORITHMS };
+    case "jwks-file": {
+      let text: string;
+      try {
+        text = await Deno.readTextFile(source.path);
+      } catch (error) {
+        throw new ConfigError(
+          `JWKS_FILE "${source.path}" cannot be read: ${(error as Error).message}`,
+        );
+      }
+      let jwks: unknown;
+      try {
+        jwks = JSON.parse(text);
+      } catch {
+        throw new ConfigError(`JWKS_FILE "${source.path}" is not valid JSON`);
+      }
+      return {
+        key: createLocalJWKSet(usableKeys(jwks, source.path)),
+        algorithms: KEY_SET_ALGORITHMS,
+      };
+    }
+    case "jwks-url": {
+      const keySet = new RemoteKeySet(source.url, {
+        cooldownMs: source.cooldownMs,
+        warn: (msg, fields) => log.warn(msg, fields),
+      });
+      return { key: keySet.getKey, algorithms: KEY_SET_ALGORITHMS };
+    }
+    case "dev":
+      return { ...(await devModeSecret(config, log)), algorithms: SECRET_ALGORITHMS };
+  }
+}
+
+/** Development mode: a generated secret, a loud warning and a ready token on stderr. */
+async function devModeSecret(
+  config: Config,
+  log: Logger,
+): Promise<{ key: Uint8Array; announce: (url: string) => void }> {
+  const { secret, created } = await loadOrCreateDevSecret(config.dataDir);
+  const token = await mintToken(
+    secret,
+    {
+      sub: "dev",
+      scope: `${READ_SCOPE} ${WRITE_SCOPE}`,
+      ttlSeconds: 24 * 3600,
+    },
+    config.jwtIssuer,
+    config.jwtAudience,
+  );
+  log.warn("development mode: no JWT_SECRET, JWKS_FILE or JWKS_URL is set", {
+    dev_secret: `${config.dataDir}/dev-secret`,
+    created,
+  });
+  const announce = (url: string) =>
+    console.error(
+      [
+        "WARNING: development mode. Tokens are signed with a generated secret in DATA_DIR/dev-secret.",
+        "Do not run like this in production: set JWT_SECRET, JWKS_FILE or JWKS_URL.",
+        `A token with both scopes, valid for 24 h:\n${token}`,
+        `Try: curl -H "Authorization: Bearer ${token}" ${url}/api/customers`,
+      ].join("\n"),
+    );
+  return { key: secret, announce };
+}

@@ -1,0 +1,129 @@
+import { isUlid } from "../domain/customer.ts";
+import { jsonOf } from "../read_model/customer_json.ts";
+import type { CustomerRecord } from "../read_model/projection.ts";
+import { CustomerNotFoundError } from "../domain/errors.ts";
+import type { ExpectedVersions } from "../domain/commands.ts";
+import type { Customer } from "../domain/customer.ts";
+import type { CustomerService, WriteContext } from "./customer_service.ts";
+import { type Principal, requireScope } from "../auth/authenticator.ts";
+import { READ_SCOPE, WRITE_SCOPE } from "../auth/scopes.ts";
+import { JSON_TYPE } from "../http/media_types.ts";
+import { readJsonBody } from "../http/body.ts";
+import { etag, ifNoneMatchHits, parseIfMatch } from "../http/conditional.ts";
+import { BadRequestError } from "../http/errors.ts";
+import { encodeCursor, parseListQuery } from "./list_query.ts";
+import type { Params } from "../http/router.ts";
+
+/** What a handler gets besides the request. */
+export interface HandlerContext {
+  url: URL;
+  params: Params;
+  requestId: string;
+  principal: Principal;
+}
+
+/** A route handler. */
+export type Handler = (request: Request, context: HandlerContext) => Promise<Response> | Response;
+
+const JSON_BODY = ["application/json"];
+const PATCH_BODY = ["application/merge-patch+json", "application/json"];
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+
+/** The customer endpoints of contract §4, bound to a service. */
+export function customerHandlers(service: CustomerService, maxBodyBytes: number) {
+  const writeContext = (context: HandlerContext) => ({
+    actor: context.principal.sub,
+    requestId: context.requestId,
+  });
+
+  /** PUT and PATCH: the customer must exist, then the body, then If-Match, then the change. */
+  async function change(
+    request: Request,
+    context: HandlerContext,
+    accepted: readonly string[],
+    apply: (
+      id: string,
+      body: unknown,
+      expected: ExpectedVersions | undefined,
+      context: WriteContext,
+    ) => Promise<Customer>,
+  ): Promise<Response> {
+    requireScope(context.principal, WRITE_SCOPE);
+    const id = live(service, context.params.id).id;
+    const body = await readJsonBody(request, accepted, maxBodyBytes);
+    const expected = parseIfMatch(request.headers.get("if-match"));
+    const customer = await apply(id, body, expected, writeContext(context));
+    return customerResponse(jsonOf(customer), customer.version, 200);
+  }
+
+  return {
+    list(_request: Request, context: HandlerContext): Response {
+      requireScope(context.principal, READ_SCOPE);
+      const query = parseListQuery(context.url.searchParams);
+      const page = service.list(query);
+      const next = page.more ? encodeCursor(page.items[page.items.length - 1].id) : null;
+      const headers: Record<string, string> = { "content-type": JSON_TYPE };
+      if (next !== null) {
+        const params = new URLSearchParams(context.url.searchParams);
+        params.set("cursor", next);
+        headers.link = `<${context.url.pathname}?${params}>; rel="next"`;
+      }
+      const data = page.items.map((record) => record.json).join(",");
+      const body = `{"data":[${data}],"next_cursor":${next === null ? "null" : `"${next}"`}}`;
+      return new Response(body, { headers });
+    },
+
+    async create(request: Request, context: HandlerContext): Promise<Response> {
+      requireScope(context.principal, WRITE_SCOPE);
+      const key = request.headers.get("idempotency-key") ?? undefined;
+      if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+        throw new BadRequestError("Idempotency-Key must be 1 to 255 printable ASCII characters");
+      }
+      const body = await readJsonBody(request, JSON_BODY, maxBodyBytes);
+      const { customer, replayed } = await service.create(body, writeContext(context), key);
+      const response = customerResponse(jsonOf(customer), customer.version, 201);
+      response.headers.set("location", `/api/customers/${customer.id}`);
+      if (replayed) response.headers.set("idempotent-replayed", "true");
+      return response;
+    },
+
+    read(request: Request, context: HandlerContext): Response {
+      requireScope(context.principal, READ_SCOPE);
+      const record = live(service, context.params.id);
+      if (ifNoneMatchHits(request.headers.get("if-none-match"), record.version)) {
+        return new Response(null, { status: 304, headers: { etag: etag(record.version) } });
+      }
+      return customerResponse(record.json, record.version, 200);
+    },
+
+    replace(request: Request, context: HandlerContext): Promise<Response> {
+      return change(request, context, JSON_BODY, service.replace.bind(service));
+    },
+
+    patch(request: Request, context: HandlerContext): Promise<Response> {
+      return change(request, context, PATCH_BODY, service.patch.bind(service));
+    },
+
+    async remove(request: Request, context: HandlerContext): Promise<Response> {
+      requireScope(context.principal, WRITE_SCOPE);
+      const id = live(service, context.params.id).id;
+      const expected = parseIfMatch(request.headers.get("if-match"));
+      await service.delete(id, expected, writeContext(context));
+      return new Response(null, { status: 204 });
+    },
+  };
+}
+
+/** The live customer's record for the path's id; a malformed id is simply not found. */
+function live(service: CustomerService, id: string | undefined): CustomerRecord {
+  const record = id !== undefined && isUlid(id) ? service.record(id) : undefined;
+  if (record === undefined) throw new CustomerNotFoundError(id ?? "");
+  return record;
+}
+
+function customerResponse(json: string, version: number, status: number): Response {
+  return new Response(json, {
+    status,
+    headers: { "content-type": JSON_TYPE, etag: etag(version) },
+  });
+}

@@ -1,0 +1,225 @@
+import type { ExpectedVersions } from "../domain/commands.ts";
+import type { Customer } from "../domain/customer.ts";
+import { decide, type DecideContext } from "../domain/decide.ts";
+import { IdempotencyKeyInFlightError, IdempotencyKeyReusedError } from "../domain/errors.ts";
+import type { CustomerCommand } from "../domain/commands.ts";
+import type { CustomerEvent } from "../domain/events.ts";
+import type { EventMeta, EventStore, ReplayedEvent, StoredEvent } from "../store/event_store.ts";
+import { customerFacts, jsonOf } from "../read_model/customer_json.ts";
+import type {
+  CustomerProjection,
+  CustomerRecord,
+  ListPage,
+  ListQuery,
+} from "../read_model/projection.ts";
+import { type IdempotencyEntry, IdempotencyKeys } from "./idempotency.ts";
+import { PendingState } from "./pending_state.ts";
+import { requestHash } from "./request_hash.ts";
+
+/** Who is writing, for the event's metadata. */
+export interface WriteContext {
+  actor: string;
+  requestId: string;
+}
+
+/** What the service is built from; time and ids are injected so tests can fix them. */
+export interface CustomerServiceDeps {
+  store: EventStore;
+  projection: CustomerProjection;
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+  newId: () => string;
+  /** Called after each write is durable and applied (the compaction policy listens here). */
+  onCommit?: (event: StoredEvent) => void;
+}
+
+/** One line of a snapshot: a live customer as JSON text, or a remembered idempotency key. */
+export type SnapshotRecord =
+  | { kind: "customer"; json: string }
+  | ({ kind: "idempotency" } & IdempotencyEntry);
+
+/** The result of a create: the customer, and whether it is a replay of an earlier answer. */
+export interface CreateResult {
+  customer: Customer;
+  replayed: boolean;
+}
+
+/** The application service: decides commands against the write model and commits them durably. */
+export class CustomerService {
+  #store: EventStore;
+  #projection: CustomerProjection;
+  #pending: PendingState;
+  #idempotency = new IdempotencyKeys();
+  #clock: () => number;
+  #context: DecideContext;
+  #appliedSeq = 0;
+  #onCommit: ((event: StoredEvent) => void) | undefined;
+
+  constructor(deps: CustomerServiceDeps) {
+    this.#store = deps.store;
+    this.#projection = deps.projection;
+    this.#pending = new PendingState(deps.projection);
+    this.#clock = deps.clock;
+    this.#onCommit = deps.onCommit;
+    this.#context = { now: () => new Date(deps.clock()).toISOString(), newId: deps.newId };
+  }
+
+  /** The sequence number of the last event applied to the read model. */
+  get appliedSeq(): number {
+    return this.#appliedSeq;
+  }
+
+  /**
+   * Replays the store's events after `afterSeq` (a restored snapshot's sequence) into the read
+   * model and the idempotency keys; returns the number of events replayed.
+   */
+  replay(afterSeq = 0): Promise<number> {
+    this.#appliedSeq = afterSeq;
+    return this.#store.replay((event) => this.#applyReplayed(event), afterSeq);
+  }
+
+  /**
+   * The state as snapshot records, captured now (records are immutable values, so later changes
+   * do not alter what the iterator yields). Customers come as ready JSON text, so a snapshot
+   * costs no serialisation. Only keys of live customers are included.
+   */
+  snapshotRecords(): Iterable<SnapshotRecord | string> {
+    const customers = this.#projection.all();
+    const keys = [...this.#idempotency.entries(this.#clock())]
+      .filter((entry) => this.isLive(entry.customer.id));
+    return (function* () {
+      for (const record of customers) yield `{"kind":"customer","data":${record.json}}`;
+      for (const entry of keys) yield { kind: "idempotency", ...entry } as const;
+    })();
+  }
+
+  /** Restores one snapshot record into an empty service. */
+  restore(record: SnapshotRecord): void {
+    if (record.kind === "customer") {
+      const { id, version, email } = customerFacts(record.json);
+      this.#projection.put(id, version, email, record.json);
+    } else {
+      const { actor, key, requestHash, customer, at } = record;
+      this.#idempotency.remember(actor, key, { requestHash, customer, at });
+    }
+  }
+
+  /** True when the customer is live in the durable state. */
+  isLive(id: string): boolean {
+    return this.#projection.record(id) !== undefined;
+  }
+
+  /** A live customer (durable state only), parsed from its record. */
+  get(id: string): Customer | undefined {
+    return this.#projection.get(id);
+  }
+
+  /** The record of a live customer: its JSON text and version, as GET answers them. */
+  record(id: string): CustomerRecord | undefined {
+    return this.#projection.record(id);
+  }
+
+  /** A page of live customers. */
+  list(query: ListQuery): ListPage {
+    return this.#projection.list(query);
+  }
+
+  /** Creates a customer; with an idempotency key, a repeat answers the first result again. */
+  async create(body: unknown, context: WriteContext, key?: string): Promise<CreateResult> {
+    if (key === undefined) {
+      const event = await this.#commit({ type: "CreateCustomer", body }, context);
+      return { customer: event.data!, replayed: false };
+    }
+    const hash = requestHash(body);
+    const earlier = this.#idempotency.lookup(context.actor, key, this.#clock());
+    if (earlier !== undefined) {
+      if (earlier.requestHash !== hash) throw new IdempotencyKeyReusedError();
+      return { customer: earlier.customer, replayed: true };
+    }
+    if (this.#idempotency.isInFlight(context.actor, key)) throw new IdempotencyKeyInFlightError();
+    this.#idempotency.begin(context.actor, key);
+    try {
+      const meta = { idempotency_key: key, request_hash: hash };
+      const event = await this.#commit({ type: "CreateCustomer", body }, context, meta);
+      return { customer: event.data!, replayed: false };
+    } finally {
+      this.#idempotency.release(context.actor, key);
+    }
+  }
+
+  /** Replaces every mutable field. */
+  async replace(
+    id: string,
+    body: unknown,
+    expectedVersions: ExpectedVersions | undefined,
+    context: WriteContext,
+  ): Promise<Customer> {
+    return (await this.#commit({ type: "ReplaceCustomer", id, body, expectedVersions }, context))
+      .data!;
+  }
+
+  /** Applies a JSON merge patch. */
+  async patch(
+    id: string,
+    patch: unknown,
+    expectedVersions: ExpectedVersions | undefined,
+    context: WriteContext,
+  ): Promise<Customer> {
+    return (await this.#commit({ type: "PatchCustomer", id, patch, expectedVersions }, context))
+      .data!;
+  }
+
+  /** Deletes a customer. */
+  async delete(
+    id: string,
+    expectedVersions: ExpectedVersions | undefined,
+    context: WriteContext,
+  ): Promise<void> {
+    await this.#commit({ type: "DeleteCustomer", id, expectedVersions }, context);
+  }
+
+  /** Decides synchronously (so concurrent commands see each other), then waits for durability. */
+  async #commit(
+    command: CustomerCommand,
+    context: WriteContext,
+    extra: Partial<EventMeta> = {},
+  ): Promise<CustomerEvent> {
+    const event = decide(command, this.#pending, this.#context);
+    const meta: EventMeta = { actor: context.actor, request_id: context.requestId, ...extra };
+    // Serialised once: the log line, the read model and the response all use this text.
+    const json = event.data === null ? undefined : jsonOf(event.data);
+    this.#pending.hold(event);
+    try {
+      const [stored] = await this.#store.append([{ ...event, ...meta, dataJson: json }]);
+      this.#applyDurable(stored);
+      this.#onCommit?.(stored);
+      return stored;
+    } finally {
+      this.#pending.release(event);
+    }
+  }
+
+  /** Applies a just-committed event. */
+  #applyDurable(event: StoredEvent): void {
+    // The data's JSON text was made in #commit; jsonOf hands the same text to the read model.
+    this.#projection.apply(event);
+    this.#applied(event, () => event.data!);
+  }
+
+  /** Applies a replayed event, whose data is JSON text. */
+  #applyReplayed(event: ReplayedEvent): void {
+    this.#projection.applyText(event.id, event.version, event.dataJson);
+    this.#applied(event, () => JSON.parse(event.dataJson!));
+  }
+
+  #applied(event: Omit<StoredEvent, "data">, customer: () => Customer): void {
+    this.#appliedSeq = event.seq;
+    if (event.type === "customer.created" && event.idempotency_key !== undefined) {
+      this.#idempotency.remember(event.actor, event.idempotency_key, {
+        requestHash: event.request_hash ?? "",
+        customer: customer(),
+        at: Date.parse(event.time),
+      });
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import { LIMITS } from "../domain/validation.ts";
+import { DEFAULT_LIMIT, MAX_LIMIT } from "../customers/list_query.ts";
+import { ULID_PATTERN } from "./openapi_schemas.ts";
+
+/** The request parameters of the document's `components.parameters`. */
+export const PARAMETERS: Record<string, unknown> = {
+  limit: {
+    name: "limit",
+    in: "query",
+    description: `Page size, 1 to ${MAX_LIMIT}.`,
+    schema: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+  },
+  cursor: {
+    name: "cursor",
+    in: "query",
+    description: "The opaque `next_cursor` of the previous page.",
+    schema: { type: "string" },
+  },
+  email: {
+    name: "email",
+    in: "query",
+    description: "Only the customer with this email (exact, case-insensitive).",
+    schema: { type: "string", maxLength: LIMITS.emailMax },
+  },
+  q: {
+    name: "q",
+    in: "query",
+    description: "Case-insensitive substring of name or email; empty means no filter.",
+    schema: { type: "string" },
+  },
+  id: {
+    name: "id",
+    in: "path",
+    required: true,
+    description: "The customer's id; a malformed id answers 404 like an unknown one.",
+    schema: { type: "string", pattern: ULID_PATTERN },
+  },
+  "If-Match": {
+    name: "If-Match",
+    in: "header",
+    description: 'Strong ETags (`"3"`) or `*`; a mismatch answers 412 and changes nothing.',
+    schema: { type: "string" },
+  },
+  "If-None-Match": {
+    name: "If-None-Match",
+    in: "header",
+    description: "ETags compared weakly; the current one answers 304.",
+    schema: { type: "string" },
+  },
+  "X-Request-Id": {
+    name: "X-Request-Id",
+    in: "header",
+    description: "Your id for the request (≤ 128 of `[A-Za-z0-9._-]`), echoed in the " +
+      "response and the logs; otherwise the server makes one.",
+    schema: { type: "string" },
+  },
+  "Idempotency-Key": {
+    name: "Idempotency-Key",
+    in: "header",
+    description: "1 to 255 printable ASCII characters, scoped to the token's `sub`; kept 24 h.",
+    schema: { type: "string", pattern: "^[ -~]{1,255}$" },
+  },
+};

@@ -1,0 +1,174 @@
+import type { Logger } from "../../ops/log.ts";
+import type { CustomerService, SnapshotRecord } from "../../customers/customer_service.ts";
+import type { JsonlEventStore } from "./jsonl_store.ts";
+import { customerFacts } from "../../read_model/customer_json.ts";
+import { compactSegment, removeSegment } from "./segment_compaction.ts";
+import {
+  CorruptSnapshotError,
+  listSnapshots,
+  readSnapshot,
+  removeSnapshot,
+  type SnapshotInfo,
+  writeSnapshot,
+} from "./snapshot_file.ts";
+
+/** When snapshots and compactions happen. */
+export interface PersistenceOptions {
+  /** Compact once this many events were appended since the last snapshot. */
+  snapshotEvery: number;
+  /** After a delete, compact (and so erase the customer's data) within this many milliseconds. */
+  eraseWithinMs: number;
+}
+
+/** What recovery did, for the startup log line. */
+export interface RecoveryReport {
+  snapshotSeq: number;
+  snapshotRecords: number;
+  eventsReplayed: number;
+}
+
+/**
+ * Snapshots, recovery and compaction: keeps restart time and disk use bounded, and removes the
+ * personal data of deleted customers from every file at the next compaction.
+ */
+export class Persistence {
+  #store: JsonlEventStore;
+  #service: CustomerService;
+  #log: Logger;
+  #options: PersistenceOptions;
+  #snapshotSeq = 0;
+  #running: Promise<void> | undefined;
+  #eraseTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    store: JsonlEventStore,
+    service: CustomerService,
+    log: Logger,
+    options: PersistenceOptions,
+  ) {
+    this.#store = store;
+    this.#service = service;
+    this.#log = log;
+    this.#options = options;
+  }
+
+  /** Loads the newest valid snapshot (older ones, then the full log, as fallbacks) and replays the tail. */
+  async recover(): Promise<RecoveryReport> {
+    let records: SnapshotRecord[] = [];
+    let snapshotSeq = 0;
+    for (const info of await listSnapshots(this.#store.dataDir)) {
+      try {
+        const loaded: SnapshotRecord[] = [];
+        await readSnapshot(info, (record, data) => {
+          // A customer's JSON text is kept as the line has it: nothing is parsed or serialised.
+          loaded.push(
+            record.kind === "customer"
+              ? { kind: "customer", json: data ?? "" }
+              : record as unknown as SnapshotRecord,
+          );
+        });
+        records = loaded;
+        snapshotSeq = info.seq;
+        break;
+      } catch (error) {
+        if (!(error instanceof CorruptSnapshotError)) throw error;
+        this.#log.warn("Skipping a damaged snapshot", { error: error.message });
+      }
+    }
+    for (const record of records) this.#service.restore(record);
+    const eventsReplayed = await this.#service.replay(snapshotSeq);
+    this.#snapshotSeq = snapshotSeq;
+    return { snapshotSeq, snapshotRecords: records.length, eventsReplayed };
+  }
+
+  /** Tells the policy that events were appended; may start a compaction in the background. */
+  noteWrite(deleted: boolean): void {
+    if (this.#store.lastSeq - this.#snapshotSeq >= this.#options.snapshotEvery) {
+      this.startCompaction();
+    }
+    if (deleted && this.#eraseTimer === undefined) {
+      this.#eraseTimer = setTimeout(() => {
+        this.#eraseTimer = undefined;
+        this.startCompaction();
+      }, this.#options.eraseWithinMs);
+      Deno.unrefTimer(this.#eraseTimer as unknown as number);
+    }
+  }
+
+  /** Starts a compaction unless one is running; failures are logged, never thrown. */
+  startCompaction(): void {
+    this.#running ??= this.compact()
+      .catch((error) => this.#log.error("Compaction failed", { error: String(error) }))
+      .finally(() => (this.#running = undefined));
+  }
+
+  /** Waits for a running compaction and cancels a scheduled one. */
+  async settle(): Promise<void> {
+    clearTimeout(this.#eraseTimer);
+    this.#eraseTimer = undefined;
+    await this.#running;
+  }
+
+  /** Compacts unless nothing was written since the last snapshot (a clean shutdown calls this). */
+  async compactIfChanged(): Promise<void> {
+    if (this.#service.appliedSeq !== this.#snapshotSeq) await this.compact();
+  }
+
+  /**
+   * Rolls the log, writes a snapshot of the state so far, removes deleted customers' events from
+   * every closed segment and from the previous snapshot, and drops segments both snapshots cover.
+   */
+  async compact(): Promise<void> {
+    const started = performance.now();
+    await this.#store.roll();
+    const seq = this.#service.appliedSeq;
+    const written = await writeSnapshot(this.#store.dataDir, seq, this.#service.snapshotRecords());
+    this.#snapshotSeq = seq;
+    let dropped = 0;
+    for (const segment of await this.#store.closedSegments()) {
+      dropped += await compactSegment(
+        this.#store.dataDir,
+        segment,
+        // Events after the snapshot stay (a size roll during the snapshot closes them early):
+        // the snapshot does not cover them, and they are erased at the next compaction.
+        (event) => event.seq > seq || this.#service.isLive(event.id),
+      );
+    }
+    const older = (await listSnapshots(this.#store.dataDir)).filter((s) => s.seq < written.seq);
+    const previous = await this.#keepErased(older[0]);
+    for (const stale of older.slice(previous === undefined ? 0 : 1)) await removeSnapshot(stale);
+    if (previous !== undefined) {
+      const closed = await this.#store.closedSegments();
+      for (const [i, segment] of closed.entries()) {
+        const end = (closed[i + 1]?.first ?? seq + 1) - 1;
+        if (end <= previous.seq) await removeSegment(this.#store.dataDir, segment);
+      }
+    }
+    this.#log.info("compaction done", {
+      snapshot_seq: seq,
+      events_erased: dropped,
+      ms: Math.round(performance.now() - started),
+    });
+  }
+
+  /** Rewrites the previous snapshot without customers that are no longer live; drops it if damaged. */
+  async #keepErased(previous: SnapshotInfo | undefined): Promise<SnapshotInfo | undefined> {
+    if (previous === undefined) return undefined;
+    const kept: (object | string)[] = [];
+    try {
+      await readSnapshot(previous, (record, data) => {
+        if (record.kind === "customer" && data !== undefined) {
+          if (this.#service.isLive(customerFacts(data).id)) {
+            kept.push(`{"kind":"customer","data":${data}}`);
+          }
+        } else if (this.#service.isLive((record.customer as { id: string }).id)) {
+          kept.push(record);
+        }
+      });
+    } catch (error) {
+      if (!(error instanceof CorruptSnapshotError)) throw error;
+      return undefined;
+    }
+    return await writeSnapshot(this.#store.dataDir, previous.seq, kept);
+  }
+}

@@ -1,0 +1,58 @@
+import { isUlid } from "../../domain/customer.ts";
+import { EVENT_TYPES } from "../../domain/events.ts";
+import type { ReplayedEvent, StoredEvent } from "../event_store.ts";
+import { CorruptRecordError, decodeLine, encodeLine, splitLine } from "./checked_line.ts";
+
+export { CorruptRecordError };
+
+/**
+ * Encodes an event as one self-checking JSON line, newline included. `dataJson`, when given, is
+ * the event's data already serialised, so it is not serialised twice.
+ */
+export function encodeEvent(event: StoredEvent, dataJson?: string): Uint8Array {
+  const head = JSON.stringify({
+    seq: event.seq,
+    type: event.type,
+    id: event.id,
+    version: event.version,
+    time: event.time,
+    actor: event.actor,
+    request_id: event.request_id,
+    idempotency_key: event.idempotency_key,
+    request_hash: event.request_hash,
+  });
+  const data = dataJson ?? JSON.stringify(event.data);
+  return encodeLine(`${head.slice(0, -1)},"data":${data}}`);
+}
+
+/** Decodes one log line (without its newline), checking its checksum and shape. */
+export function decodeEvent(line: Uint8Array, text?: string): StoredEvent {
+  return checkShape(decodeLine(line, text)) as unknown as StoredEvent;
+}
+
+/**
+ * Decodes one log line for replay: like decodeEvent, but the data is left as JSON text
+ * (`dataJson`), so no object graph is built (and collected) per event.
+ */
+export function decodeReplayed(line: Uint8Array, text?: string): ReplayedEvent {
+  const split = splitLine(line, "data", text);
+  if (split === undefined) {
+    const record = checkShape(decodeLine(line, text));
+    if (record.data !== null) throw new CorruptRecordError("Record is not a customer event");
+    record.dataJson = null;
+    return record as unknown as ReplayedEvent;
+  }
+  const record = checkShape(split.head);
+  record.dataJson = split.member;
+  return record as unknown as ReplayedEvent;
+}
+
+function checkShape(record: Record<string, unknown>): Record<string, unknown> {
+  if (
+    !Number.isSafeInteger(record.seq) || !EVENT_TYPES.has(record.type as string) ||
+    typeof record.id !== "string" || !isUlid(record.id) || !Number.isSafeInteger(record.version)
+  ) {
+    throw new CorruptRecordError("Record is not a customer event");
+  }
+  return record;
+}

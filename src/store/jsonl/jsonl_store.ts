@@ -1,0 +1,246 @@
+import { encodeEvent } from "./event_codec.ts";
+import type { EventStore, NewEvent, ReplayedEvent, StoredEvent } from "../event_store.ts";
+import { syncDirectory, writeAll } from "../../lib/fs_util.ts";
+import { concat } from "../../lib/bytes.ts";
+import { replaySegments } from "./replay.ts";
+import { listSegments, LOG_DIR, type Segment, segmentName } from "./segments.ts";
+import { takeLock } from "./lock_file.ts";
+import { StorageFullError, StoreFailedError, WriteFailedError } from "../store_errors.ts";
+
+export { CorruptLogError } from "./replay.ts";
+export { syncDirectory } from "../../lib/fs_util.ts";
+
+/** Options of the JSONL store; the defaults are the durable ones. */
+export interface JsonlStoreOptions {
+  /** Makes written bytes durable; default fdatasync. Tests inject a counting or failing one. */
+  sync?: (file: Deno.FsFile) => Promise<void>;
+  /** Writes bytes; default a plain write. Tests inject one that fails like a full disk. */
+  write?: (file: Deno.FsFile, bytes: Uint8Array) => Promise<void>;
+  /** Receives warnings such as a cut-off torn tail. */
+  warn?: (message: string, fields: Record<string, unknown>) => void;
+  /** Called once when a sync failed: the process must stop (the state of the file is unknown). */
+  onFatal?: (error: unknown) => void;
+  /** A segment is closed and a new one started once it reaches this size. */
+  segmentMaxBytes?: number;
+}
+
+/** Counters that show how the writer batches work. */
+export interface StoreStats {
+  /** Durable events appended since open. */
+  events: number;
+  /** Syncs done since open: fewer than events when writes shared a sync. */
+  syncs: number;
+}
+
+type Operation =
+  | {
+    kind: "write";
+    bytes: Uint8Array;
+    events: StoredEvent[];
+    resolve(events: StoredEvent[]): void;
+    reject(error: unknown): void;
+  }
+  | { kind: "roll"; resolve(): void; reject(error: unknown): void };
+
+type Write = Extract<Operation, { kind: "write" }>;
+
+/** The lock file inside DATA_DIR. */
+export const LOCK_FILE = "customer-api.lock";
+
+/**
+ * The event log as JSONL segment files with group commit: one writer loop drains the queue,
+ * writes one buffer, syncs once and then answers every append in the batch.
+ */
+export class JsonlEventStore implements EventStore {
+  readonly stats: StoreStats = { events: 0, syncs: 0 };
+  readonly dataDir: string;
+  #logDir: string;
+  #lock: Deno.FsFile;
+  #active: Deno.FsFile | undefined;
+  #activeFirst = 1;
+  #sync: (file: Deno.FsFile) => Promise<void>;
+  #write: (file: Deno.FsFile, bytes: Uint8Array) => Promise<void>;
+  #warn: (message: string, fields: Record<string, unknown>) => void;
+  #onFatal: (error: unknown) => void;
+  #segmentMaxBytes: number;
+  #replayed = false;
+  #durableLength = 0;
+  #lastSeq = 0;
+  #nextSeq = 1;
+  #queue: Operation[] = [];
+  #writing: Promise<void> | null = null;
+  #failure: unknown = null;
+
+  private constructor(dataDir: string, lock: Deno.FsFile, options: JsonlStoreOptions) {
+    this.dataDir = dataDir;
+    this.#logDir = `${dataDir}/${LOG_DIR}`;
+    this.#lock = lock;
+    this.#sync = options.sync ?? ((f) => f.syncData());
+    this.#write = options.write ?? writeAll;
+    this.#warn = options.warn ?? (() => {});
+    this.#onFatal = options.onFatal ?? (() => {});
+    this.#segmentMaxBytes = options.segmentMaxBytes ?? 64 * 1024 * 1024;
+  }
+
+  /** Opens (creating if needed) the log in dataDir, after taking the directory's exclusive lock. */
+  static async open(dataDir: string, options: JsonlStoreOptions = {}): Promise<JsonlEventStore> {
+    await Deno.mkdir(`${dataDir}/${LOG_DIR}`, { recursive: true });
+    const lock = await takeLock(`${dataDir}/${LOCK_FILE}`);
+    return new JsonlEventStore(dataDir, lock, options);
+  }
+
+  /** The sequence number of the last durable event. */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  /**
+   * Verifies every segment and hands over the events after `afterSeq` (a snapshot's sequence);
+   * cuts off a torn last record with a warning. Resolves with the number of events handed over.
+   */
+  async replay(onEvent: (event: ReplayedEvent) => void, afterSeq = 0): Promise<number> {
+    if (this.#replayed) throw new Error("The log was already replayed");
+    const segments = await listSegments(this.dataDir);
+    const result = await replaySegments(segments, afterSeq, onEvent, this.#warn);
+    this.#lastSeq = Math.max(result.lastSeq, afterSeq);
+    this.#nextSeq = this.#lastSeq + 1;
+    const last = segments.at(-1);
+    if (last === undefined || last.compacted || result.lastSeq < afterSeq) {
+      await this.#startSegment(this.#nextSeq);
+    } else {
+      this.#active = await Deno.open(last.path, { read: true, write: true });
+      this.#activeFirst = last.first;
+      this.#durableLength = result.activeLength;
+      await this.#active.seek(this.#durableLength, Deno.SeekMode.Start);
+    }
+    this.#replayed = true;
+    return result.delivered;
+  }
+
+  /** Queues events for the next group commit and resolves once they are durable. */
+  append(events: readonly NewEvent[]): Promise<StoredEvent[]> {
+    if (!this.#replayed) return Promise.reject(new Error("Replay the log before appending"));
+    if (this.#failure !== null) return Promise.reject(new StoreFailedError(this.#failure));
+    const stored: StoredEvent[] = [];
+    const parts: Uint8Array[] = [];
+    for (const { dataJson, ...event } of events) {
+      const next = { ...event, seq: this.#nextSeq++ } as StoredEvent;
+      stored.push(next);
+      parts.push(encodeEvent(next, dataJson));
+    }
+    const bytes = parts.length === 1 ? parts[0] : concat(parts);
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ kind: "write", bytes, events: stored, resolve, reject });
+      this.#writing ??= this.#drain();
+    });
+  }
+
+  /** Closes the active segment and starts a new one, so every earlier event is in a closed segment. */
+  roll(): Promise<void> {
+    if (this.#failure !== null) return Promise.reject(new StoreFailedError(this.#failure));
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ kind: "roll", resolve, reject });
+      this.#writing ??= this.#drain();
+    });
+  }
+
+  /** The closed segments (every segment but the active one), oldest first. */
+  async closedSegments(): Promise<Segment[]> {
+    return (await listSegments(this.dataDir)).filter((s) => s.first < this.#activeFirst);
+  }
+
+  /** Waits for queued appends, then closes the log and releases the lock. */
+  async close(): Promise<void> {
+    while (this.#writing !== null) await this.#writing;
+    this.#active?.close();
+    this.#lock.close();
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0 && this.#failure === null) {
+      const head = this.#queue[0];
+      if (head.kind === "roll") {
+        this.#queue.shift();
+        await this.#rollNow().then(head.resolve, head.reject);
+        continue;
+      }
+      const end = this.#queue.findIndex((op) => op.kind === "roll");
+      const batch = this.#queue.splice(0, end === -1 ? this.#queue.length : end) as Write[];
+      await this.#commit(batch);
+      if (this.#durableLength >= this.#segmentMaxBytes) {
+        await this.#rollNow().catch((error) =>
+          this.#warn("Could not start a new segment", { error: String(error) })
+        );
+      }
+    }
+    this.#writing = null;
+  }
+
+  async #commit(batch: Write[]): Promise<void> {
+    const buffer = batch.length === 1 ? batch[0].bytes : concat(batch.map((w) => w.bytes));
+    try {
+      await this.#write(this.#active!, buffer);
+    } catch (error) {
+      await this.#rollBack(batch, error);
+      return;
+    }
+    try {
+      await this.#sync(this.#active!);
+      this.stats.syncs++;
+    } catch (error) {
+      // Never retry a failed fsync: the kernel may have dropped the dirty pages ("fsyncgate").
+      // Cutting the unacknowledged bytes off is a best effort before the process stops.
+      this.#failure = error;
+      await this.#active!.truncate(this.#durableLength).catch(() => {});
+      this.#rejectAll(batch, new StoreFailedError(error));
+      this.#onFatal(error);
+      return;
+    }
+    this.#durableLength += buffer.length;
+    for (const write of batch) {
+      this.#lastSeq = write.events[write.events.length - 1].seq;
+      this.stats.events += write.events.length;
+      write.resolve(write.events);
+    }
+  }
+
+  /** A failed write (a full disk, say): cut the file back to its last good length and go on. */
+  async #rollBack(batch: Write[], error: unknown): Promise<void> {
+    try {
+      await this.#active!.truncate(this.#durableLength);
+      await this.#active!.seek(this.#durableLength, Deno.SeekMode.Start);
+      await this.#sync(this.#active!);
+    } catch (cutError) {
+      this.#failure = cutError;
+      this.#rejectAll(batch, new StoreFailedError(error));
+      this.#onFatal(cutError);
+      return;
+    }
+    const full = (error as { code?: string }).code === "ENOSPC";
+    this.#rejectAll(batch, full ? new StorageFullError(error) : new WriteFailedError(error));
+  }
+
+  /** Rejects a batch and everything queued behind it (their sequence numbers are given back). */
+  #rejectAll(batch: Write[], failure: Error): void {
+    const queued = this.#queue;
+    this.#queue = [];
+    for (const write of batch) write.reject(failure);
+    for (const op of queued) op.reject(failure);
+    this.#nextSeq = this.#lastSeq + 1;
+  }
+
+  async #rollNow(): Promise<void> {
+    if (this.#durableLength === 0) return;
+    this.#active!.close();
+    this.#active = undefined;
+    await this.#startSegment(this.#lastSeq + 1);
+  }
+
+  async #startSegment(first: number): Promise<void> {
+    const path = `${this.#logDir}/${segmentName(first)}`;
+    this.#active = await Deno.open(path, { read: true, write: true, createNew: true });
+    this.#activeFirst = first;
+    this.#durableLength = 0;
+    await syncDirectory(this.#logDir);
+  }
+}

@@ -1,0 +1,68 @@
+import { concat } from "../../lib/bytes.ts";
+
+const CHUNK = 1 << 20;
+const NEWLINE = 0x0a;
+
+/** Where reading stopped: the offset after the last newline, and any bytes after it. */
+export interface LinesEnd {
+  /** Offset just past the last complete line. */
+  end: number;
+  /** Bytes after the last newline (a torn last line), possibly empty. */
+  rest: Uint8Array;
+  /** The number of complete lines. */
+  lines: number;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Calls onLine for every newline-terminated line of a file, in order, with its byte offset and
+ * 1-based line number; reads in 1 MiB chunks so memory does not grow with the file. Each chunk's
+ * complete lines are decoded as UTF-8 in one call and `text` is the line's string; where a chunk
+ * is not valid UTF-8, `text` is undefined and the caller decodes (and judges) the line itself.
+ * `afterChunk` runs after each chunk's lines, for a caller that writes as it reads.
+ */
+export async function readLines(
+  file: Deno.FsFile,
+  onLine: (line: Uint8Array, offset: number, lineNumber: number, text: string | undefined) => void,
+  afterChunk?: () => Promise<void>,
+): Promise<LinesEnd> {
+  await file.seek(0, Deno.SeekMode.Start);
+  const chunk = new Uint8Array(CHUNK);
+  let carry = new Uint8Array(0);
+  let offset = 0;
+  let lineNumber = 1;
+  while (true) {
+    const read = await file.read(chunk);
+    if (read === null) break;
+    const data = carry.length === 0
+      ? chunk.subarray(0, read)
+      : concat([carry, chunk.subarray(0, read)]);
+    const text = decodeLines(data);
+    let start = 0;
+    let textStart = 0;
+    for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
+      // A newline byte never occurs inside a multi-byte character, so the two splits agree.
+      const textEnd = text === undefined ? 0 : text.indexOf("\n", textStart);
+      const lineText = text === undefined ? undefined : text.slice(textStart, textEnd);
+      onLine(data.subarray(start, end), offset, lineNumber++, lineText);
+      offset += end - start + 1;
+      start = end + 1;
+      textStart = textEnd + 1;
+    }
+    carry = data.slice(start);
+    await afterChunk?.();
+  }
+  return { end: offset, rest: carry, lines: lineNumber - 1 };
+}
+
+/** The complete lines of a chunk as one string, or undefined if they are not valid UTF-8. */
+function decodeLines(data: Uint8Array): string | undefined {
+  const last = data.lastIndexOf(NEWLINE);
+  if (last === -1) return undefined;
+  try {
+    return decoder.decode(data.subarray(0, last + 1));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,343 @@
+import assert from "node:assert/strict";
+import type { Customer } from "../../src/domain/customer.ts";
+import type { CustomerEvent } from "../../src/domain/events.ts";
+import { CustomerProjection } from "../../src/read_model/projection.ts";
+
+const TIME = "2026-11-21T10:00:00.000Z";
+
+/** A well-formed ULID that sorts by n (0–99). */
+function idOf(n: number): string {
+  return `01JDQ8Z5K3M4N5P6Q7R8S9T0${String(n).padStart(2, "0")}`;
+}
+
+function customer(n: number, name: string, email: string, version = 1): Customer {
+  return {
+    id: idOf(n),
+    name,
+    email,
+    phone: null,
+    address: null,
+    metadata: {},
+    created_at: TIME,
+    updated_at: TIME,
+    version,
+  };
+}
+
+function created(data: Customer): CustomerEvent {
+  return { type: "customer.created", id: data.id, version: 1, time: TIME, data };
+}
+
+function updated(data: Customer): CustomerEvent {
+  return { type: "customer.updated", id: data.id, version: data.version, time: TIME, data };
+}
+
+function deleted(id: string, version: number): CustomerEvent {
+  return { type: "customer.deleted", id, version, time: TIME, data: null };
+}
+
+/** A projection holding customers 1..count, named "Customer n" with email cn@example.com. */
+function projectionOf(numbers: number[]): CustomerProjection {
+  const projection = new CustomerProjection();
+  for (const n of numbers) {
+    projection.apply(created(customer(n, `Customer ${n}`, `c${n}@example.com`)));
+  }
+  return projection;
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
+
+function idsOf(items: { id: string }[]): string[] {
+  return items.map((item) => item.id);
+}
+
+Deno.test("an empty projection has size 0 and lists nothing", () => {
+  const projection = new CustomerProjection();
+  assert.equal(projection.size, 0);
+  assert.deepEqual(projection.list({ limit: 100 }), { items: [], more: false });
+});
+
+Deno.test("a created event makes the customer readable by id and by email key", () => {
+  const projection = new CustomerProjection();
+  const ada = customer(1, "Ada Lovelace", "Ada@Example.com");
+  projection.apply(created(ada));
+  assert.equal(projection.size, 1);
+  assert.deepEqual(projection.get(idOf(1)), ada);
+  assert.equal(projection.emailOwner("ada@example.com"), idOf(1));
+  assert.equal(projection.emailOwner("Ada@Example.com"), undefined, "keys are lower case");
+  assert.equal(projection.get(idOf(2)), undefined);
+});
+
+Deno.test("an updated event replaces the customer and moves the email index to the new email", () => {
+  const projection = projectionOf([1]);
+  const changed = customer(1, "Ada King", "augusta@example.com", 2);
+  projection.apply(updated(changed));
+  assert.equal(projection.size, 1);
+  assert.deepEqual(projection.get(idOf(1)), changed);
+  assert.equal(projection.emailOwner("c1@example.com"), undefined);
+  assert.equal(projection.emailOwner("augusta@example.com"), idOf(1));
+  assert.deepEqual(idsOf(projection.list({ limit: 10 }).items), [idOf(1)]);
+});
+
+Deno.test("an updated event that only changes the email's case keeps the email owned", () => {
+  const projection = projectionOf([1]);
+  projection.apply(updated(customer(1, "Customer 1", "C1@EXAMPLE.com", 2)));
+  assert.equal(projection.emailOwner("c1@example.com"), idOf(1));
+});
+
+Deno.test("a freed email can be taken by another customer after an email change", () => {
+  const projection = projectionOf([1]);
+  projection.apply(updated(customer(1, "Customer 1", "new@example.com", 2)));
+  projection.apply(created(customer(2, "Customer 2", "c1@example.com")));
+  assert.equal(projection.emailOwner("c1@example.com"), idOf(2));
+  assert.equal(projection.emailOwner("new@example.com"), idOf(1));
+});
+
+Deno.test("a deleted event removes the customer and frees its email", () => {
+  const projection = projectionOf([1, 2, 3]);
+  projection.apply(deleted(idOf(2), 2));
+  assert.equal(projection.size, 2);
+  assert.equal(projection.get(idOf(2)), undefined);
+  assert.equal(projection.emailOwner("c2@example.com"), undefined);
+  assert.deepEqual(idsOf(projection.list({ limit: 10 }).items), [idOf(1), idOf(3)]);
+  assert.deepEqual(projection.list({ limit: 10, email: "c2@example.com" }).items, []);
+
+  projection.apply(created(customer(4, "Reuser", "C2@example.com")));
+  assert.equal(projection.emailOwner("c2@example.com"), idOf(4));
+});
+
+Deno.test("deleting the first, last and only customers keeps the id order intact", () => {
+  const projection = projectionOf(range(1, 5));
+  projection.apply(deleted(idOf(1), 2));
+  projection.apply(deleted(idOf(5), 2));
+  assert.deepEqual(idsOf(projection.list({ limit: 10 }).items), [idOf(2), idOf(3), idOf(4)]);
+  for (const n of [3, 2, 4]) projection.apply(deleted(idOf(n), 2));
+  assert.equal(projection.size, 0);
+  assert.deepEqual(projection.list({ limit: 10 }), { items: [], more: false });
+});
+
+Deno.test("a deleted event for an unknown id changes nothing", () => {
+  const projection = projectionOf([1, 3]);
+  projection.apply(deleted(idOf(2), 2));
+  assert.equal(projection.size, 2);
+  assert.deepEqual(idsOf(projection.list({ limit: 10 }).items), [idOf(1), idOf(3)]);
+  assert.equal(projection.emailOwner("c1@example.com"), idOf(1));
+  assert.equal(projection.emailOwner("c3@example.com"), idOf(3));
+});
+
+Deno.test("list orders customers by id ascending", () => {
+  const projection = projectionOf(range(1, 5));
+  assert.deepEqual(idsOf(projection.list({ limit: 100 }).items), range(1, 5).map(idOf));
+});
+
+Deno.test("ids inserted out of order still come out sorted", () => {
+  const order = [7, 3, 9, 1, 5, 2, 8, 4, 6, 0];
+  const projection = projectionOf(order);
+  assert.deepEqual(idsOf(projection.list({ limit: 100 }).items), range(0, 9).map(idOf));
+});
+
+Deno.test("list with a limit returns the first ids and says more when more remain", () => {
+  const projection = projectionOf(range(1, 5));
+  assert.deepEqual(projection.list({ limit: 2 }), {
+    items: [1, 2].map((n) => projection.record(idOf(n))!),
+    more: true,
+  });
+});
+
+Deno.test("list with a limit equal to the number of customers says no more", () => {
+  const projection = projectionOf(range(1, 3));
+  const page = projection.list({ limit: 3 });
+  assert.deepEqual(idsOf(page.items), range(1, 3).map(idOf));
+  assert.equal(page.more, false);
+});
+
+/** Walks every page with the given query and returns the pages' ids and more flags. */
+function walk(
+  projection: CustomerProjection,
+  query: { limit: number; q?: string },
+): { ids: string[][]; more: boolean[] } {
+  const ids: string[][] = [];
+  const more: boolean[] = [];
+  let after: string | undefined;
+  for (let guard = 0; guard < 100; guard++) {
+    const page = projection.list({ ...query, after });
+    ids.push(idsOf(page.items));
+    more.push(page.more);
+    if (!page.more) return { ids, more };
+    after = page.items[page.items.length - 1].id;
+  }
+  assert.fail("pagination did not end");
+}
+
+Deno.test("paging with after returns every id exactly once, with more true on all but the last page", () => {
+  const projection = projectionOf(range(1, 7));
+  assert.deepEqual(walk(projection, { limit: 3 }), {
+    ids: [[1, 2, 3], [4, 5, 6], [7]].map((page) => page.map(idOf)),
+    more: [true, true, false],
+  });
+});
+
+Deno.test("paging a multiple of the limit ends on a full page with more false, not an empty page", () => {
+  const projection = projectionOf(range(1, 6));
+  assert.deepEqual(walk(projection, { limit: 3 }), {
+    ids: [[1, 2, 3], [4, 5, 6]].map((page) => page.map(idOf)),
+    more: [true, false],
+  });
+});
+
+Deno.test("paging with limit 1 visits each id once", () => {
+  const projection = projectionOf([4, 2, 3, 1]);
+  const { ids, more } = walk(projection, { limit: 1 });
+  assert.deepEqual(ids, range(1, 4).map((n) => [idOf(n)]));
+  assert.deepEqual(more, [true, true, true, false]);
+});
+
+Deno.test("after an id that is no longer live, listing continues with the next greater id", () => {
+  const projection = projectionOf(range(1, 5));
+  projection.apply(deleted(idOf(3), 2));
+  assert.deepEqual(idsOf(projection.list({ limit: 10, after: idOf(3) }).items), [idOf(4), idOf(5)]);
+  assert.deepEqual(idsOf(projection.list({ limit: 10, after: idOf(2) }).items), [idOf(4), idOf(5)]);
+});
+
+Deno.test("after the last id the page is empty with more false", () => {
+  const projection = projectionOf(range(1, 3));
+  assert.deepEqual(projection.list({ limit: 10, after: idOf(3) }), { items: [], more: false });
+  assert.deepEqual(projection.list({ limit: 10, after: idOf(99) }), { items: [], more: false });
+});
+
+Deno.test("after an id below every id lists from the start", () => {
+  const projection = projectionOf(range(5, 7));
+  assert.deepEqual(
+    idsOf(projection.list({ limit: 10, after: idOf(1) }).items),
+    range(5, 7).map(idOf),
+  );
+});
+
+function people(): CustomerProjection {
+  const projection = new CustomerProjection();
+  projection.apply(created(customer(1, "Ada Lovelace", "ada@example.com")));
+  projection.apply(created(customer(2, "Grace Hopper", "grace@navy.example")));
+  projection.apply(created(customer(3, "Alan Turing", "alan@bletchley.example")));
+  projection.apply(created(customer(4, "Katherine Johnson", "kj@NASA.example")));
+  projection.apply(created(customer(5, "Adam Smith", "adam@econ.example")));
+  return projection;
+}
+
+Deno.test("q matches a case-insensitive substring of the name", () => {
+  const projection = people();
+  assert.deepEqual(idsOf(projection.list({ limit: 10, q: "LOVE" }).items), [idOf(1)]);
+  assert.deepEqual(idsOf(projection.list({ limit: 10, q: "ada" }).items), [idOf(1), idOf(5)]);
+  assert.deepEqual(idsOf(projection.list({ limit: 10, q: "e j" }).items), [idOf(4)]);
+});
+
+Deno.test("q matches a case-insensitive substring of the email", () => {
+  const projection = people();
+  assert.deepEqual(idsOf(projection.list({ limit: 10, q: "nasa" }).items), [idOf(4)]);
+  assert.deepEqual(idsOf(projection.list({ limit: 10, q: "NAVY.EX" }).items), [idOf(2)]);
+  assert.deepEqual(
+    idsOf(projection.list({ limit: 10, q: "EXAMPLE" }).items),
+    range(1, 5).map(idOf),
+  );
+});
+
+Deno.test("q that matches nothing returns an empty page with more false", () => {
+  assert.deepEqual(people().list({ limit: 10, q: "zebra" }), { items: [], more: false });
+});
+
+Deno.test("q with a limit says more only when another matching customer follows", () => {
+  const projection = people();
+  assert.deepEqual(walk(projection, { limit: 1, q: "ad" }), {
+    ids: [[idOf(1)], [idOf(5)]],
+    more: [true, false],
+  });
+  // Customers 3–5 follow the only match, but none of them matches, so there is no next page.
+  assert.deepEqual(projection.list({ limit: 1, q: "GRACE" }), {
+    items: [projection.record(idOf(2))!],
+    more: false,
+  });
+});
+
+Deno.test("q combined with after pages through matches only", () => {
+  const projection = people();
+  assert.deepEqual(idsOf(projection.list({ limit: 10, q: "ad", after: idOf(1) }).items), [idOf(5)]);
+});
+
+Deno.test("the email filter matches the whole address case-insensitively", () => {
+  const projection = people();
+  assert.deepEqual(projection.list({ limit: 10, email: "KJ@nasa.EXAMPLE" }), {
+    items: [projection.record(idOf(4))!],
+    more: false,
+  });
+  assert.deepEqual(idsOf(projection.list({ limit: 10, email: "grace@navy.example" }).items), [
+    idOf(2),
+  ]);
+});
+
+Deno.test("the email filter does not match a substring or an unknown address", () => {
+  const projection = people();
+  for (const email of ["grace@navy", "race@navy.example", "grace@navy.example ", "x@example.com"]) {
+    assert.deepEqual(projection.list({ limit: 10, email }), { items: [], more: false }, email);
+  }
+});
+
+Deno.test("the email filter honours after and q", () => {
+  const projection = people();
+  const email = "grace@navy.example";
+  assert.deepEqual(idsOf(projection.list({ limit: 10, email, after: idOf(1) }).items), [idOf(2)]);
+  assert.deepEqual(projection.list({ limit: 10, email, after: idOf(2) }).items, []);
+  assert.deepEqual(idsOf(projection.list({ limit: 10, email, q: "HOPPER" }).items), [idOf(2)]);
+  assert.deepEqual(projection.list({ limit: 10, email, q: "turing" }).items, []);
+});
+
+Deno.test("the email filter follows email changes", () => {
+  const projection = people();
+  projection.apply(updated(customer(2, "Grace Hopper", "admiral@navy.example", 2)));
+  assert.deepEqual(projection.list({ limit: 10, email: "grace@navy.example" }).items, []);
+  assert.deepEqual(idsOf(projection.list({ limit: 10, email: "ADMIRAL@navy.example" }).items), [
+    idOf(2),
+  ]);
+});
+
+Deno.test("after thousands of deletes the list, pages and all() still hold exactly the live ids in order", () => {
+  const bigId = (n: number) => `01JDQ8Z5K3M4N5P6Q7R8S9${String(n).padStart(4, "0")}`;
+  const numbers = range(1, 5000);
+  const projection = new CustomerProjection();
+  for (const n of numbers) {
+    projection.apply(created({ ...customer(n, `C ${n}`, `c${n}@example.com`), id: bigId(n) }));
+  }
+  // Enough deletes to pass the tombstone threshold several times over.
+  for (const n of numbers.filter((n) => n % 3 !== 0)) projection.apply(deleted(bigId(n), 2));
+  const live = numbers.filter((n) => n % 3 === 0).map(bigId);
+  assert.equal(projection.size, live.length);
+  assert.deepEqual(idsOf(projection.all()), live);
+  const seen: string[] = [];
+  let after: string | undefined;
+  for (let more = true; more;) {
+    const page = projection.list({ limit: 97, after });
+    seen.push(...idsOf(page.items));
+    more = page.more;
+    after = page.items.at(-1)?.id;
+  }
+  assert.deepEqual(seen, live);
+  // A page that starts after a deleted id still continues right after it.
+  assert.deepEqual(idsOf(projection.list({ limit: 1, after: bigId(4) }).items), [bigId(6)]);
+});
+
+Deno.test("a record keeps the customer as JSON text, and get() parses it back to the same customer", () => {
+  const projection = new CustomerProjection();
+  const ada = customer(1, 'Ada "Countess" Lovelace', "Ada@Example.com");
+  projection.apply(created(ada));
+  const record = projection.record(idOf(1))!;
+  assert.deepEqual(record, {
+    id: idOf(1),
+    version: 1,
+    emailKey: "ada@example.com",
+    json: JSON.stringify(ada),
+  });
+  assert.deepEqual(projection.get(idOf(1)), ada);
+  // q finds names whose JSON text needs escaping, and only in name or email.
+  assert.deepEqual(idsOf(projection.list({ limit: 10, q: '"countess"' }).items), [idOf(1)]);
+  assert.deepEqual(idsOf(projection.list({ limit: 10, q: "2026-11" }).items), []);
+});
