@@ -6,6 +6,12 @@ import type { LogLevel } from "./ops/log.ts";
 export interface Config {
   port: number;
   host: string;
+  /** A Unix domain socket to listen on instead of HOST/PORT (sidecars). */
+  socket?: string;
+  /** File mode of the socket (SOCKET_MODE, octal). */
+  socketMode: number;
+  /** The service's public base URL, for the OpenAPI `servers` entry; else the request's origin. */
+  publicUrl?: string;
   dataDir: string;
   /** Where token keys come from; "dev" is development mode (a generated secret). */
   keySource: KeySource;
@@ -52,6 +58,9 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
   return {
     port: integer(env, "PORT", 8000, 0, 65535),
     host: env("HOST") || "127.0.0.1",
+    socket: env("SOCKET") || undefined,
+    socketMode: socketMode(env("SOCKET_MODE")),
+    publicUrl: publicUrl(env("PUBLIC_URL")),
     dataDir: env("DATA_DIR") || "./data",
     keySource: keySource(env, sources[0]),
     jwtIssuer: env("JWT_ISSUER") || undefined,
@@ -96,6 +105,33 @@ function keySource(env: (name: string) => string | undefined, name: string | und
     return { kind: "jwks-url", url, cooldownMs };
   }
   return { kind: "dev" };
+}
+
+function socketMode(value: string | undefined): number {
+  if (!nonEmpty(value)) return 0o660;
+  if (!/^0?[0-7]{3}$/.test(value)) {
+    throw new ConfigError(`SOCKET_MODE "${value}" must be an octal file mode such as 660`);
+  }
+  return parseInt(value, 8);
+}
+
+function publicUrl(value: string | undefined): string | undefined {
+  if (!nonEmpty(value)) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // Reported below.
+  }
+  if (
+    url === undefined || !["http:", "https:"].includes(url.protocol) || url.search !== "" ||
+    url.hash !== "" || url.username !== "" || url.password !== ""
+  ) {
+    throw new ConfigError(
+      `PUBLIC_URL "${value}" must be an http:// or https:// URL with no query, fragment or credentials`,
+    );
+  }
+  return url.href.replace(/\/+$/, "");
 }
 
 function logLevel(value: string | undefined): LogLevel {

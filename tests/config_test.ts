@@ -19,6 +19,9 @@ Deno.test("with nothing set, the defaults of contract §1 apply in development m
   assert.deepEqual(load({}), {
     port: 8000,
     host: "127.0.0.1",
+    socket: undefined,
+    socketMode: 0o660,
+    publicUrl: undefined,
     dataDir: "./data",
     keySource: { kind: "dev" },
     jwtIssuer: undefined,
@@ -211,4 +214,42 @@ Deno.test("JWKS_COOLDOWN_SECONDS sets the refetch cooldown of JWKS_URL within 1 
     { JWKS_URL: url, JWKS_COOLDOWN_SECONDS: "0" },
     'JWKS_COOLDOWN_SECONDS "0" must be an integer from 1 to 3600',
   );
+});
+
+Deno.test("SOCKET is taken as given and SOCKET_MODE is read as octal", () => {
+  const config = load({ SOCKET: "/run/customer api.sock", SOCKET_MODE: "600" });
+  assert.equal(config.socket, "/run/customer api.sock");
+  assert.equal(config.socketMode, 0o600);
+  assert.equal(load({ SOCKET_MODE: "0640" }).socketMode, 0o640);
+});
+
+Deno.test("a SOCKET_MODE that is not an octal mode is refused, quoting it", () => {
+  for (const value of ["rw", "999", "7777", "-1"]) {
+    assertConfigError(
+      { SOCKET_MODE: value },
+      `SOCKET_MODE "${value}" must be an octal file mode such as 660`,
+    );
+  }
+});
+
+Deno.test("PUBLIC_URL keeps the base URL without a trailing slash", () => {
+  assert.equal(
+    load({ PUBLIC_URL: "https://api.example.com/" }).publicUrl,
+    "https://api.example.com",
+  );
+  assert.equal(
+    load({ PUBLIC_URL: "http://x.test:8080/base/" }).publicUrl,
+    "http://x.test:8080/base",
+  );
+});
+
+Deno.test("a PUBLIC_URL that is not a plain http(s) URL is refused, quoting it", () => {
+  for (
+    const value of ["api.example.com", "ftp://x.test", "https://x.test/?a=1", "https://u:p@x.test"]
+  ) {
+    assertConfigError(
+      { PUBLIC_URL: value },
+      `PUBLIC_URL "${value}" must be an http:// or https:// URL with no query, fragment or credentials`,
+    );
+  }
 });

@@ -8,6 +8,9 @@
 export const SERVER_ENV_VARS = [
   "PORT",
   "HOST",
+  "SOCKET",
+  "SOCKET_MODE",
+  "PUBLIC_URL",
   "DATA_DIR",
   "JWT_SECRET",
   "JWKS_FILE",
