@@ -129,8 +129,9 @@ export function replayDone(stdout: string): ReplayDone {
 }
 
 /**
- * The PIDs of running servers (`deno run … /…/src/main.ts`, not the launcher) whose DATA_DIR is dataDir. Deno grants
- * /proc only with --allow-all, so a `deno eval` child (which has every permission) looks there.
+ * The PIDs of running servers (`deno run … /…/src/main.ts`, not their launchers) whose DATA_DIR
+ * is dataDir. Deno grants /proc only with --allow-all, so a `deno eval` child (which has every
+ * permission) looks there.
  */
 export async function serverPids(dataDir: string): Promise<number[]> {
   const script = `
