@@ -20,14 +20,12 @@ WORKDIR /build
 COPY deno.json deno.lock ./
 RUN deno install --frozen
 COPY src/ src/
-# The same permission flags as the `app` stage (tests/permissions_test.ts checks them).
-RUN deno compile --frozen --output /out/customer-api \
-      --no-prompt \
-      --allow-net \
-      --allow-env=PORT,HOST,SOCKET,SOCKET_MODE,PUBLIC_URL,DATA_DIR,JWT_SECRET,JWKS_FILE,JWKS_URL,JWKS_COOLDOWN_SECONDS,JWT_ISSUER,JWT_AUDIENCE,MAX_BODY_BYTES,SNAPSHOT_EVERY,ERASE_WITHIN_SECONDS,SEGMENT_MAX_BYTES,LOG_LEVEL,RATE_LIMIT,RATE_LIMIT_BURST,CORS_ORIGINS \
-      --allow-read=/data,/config \
-      --allow-write=/data \
-      src/main.ts \
+# The permission flags come from DATA_DIR and JWKS_FILE as set here (src/cli/compile.ts).
+ARG DATA_DIR=/data
+ARG JWKS_FILE=/config/jwks.json
+RUN DATA_DIR="${DATA_DIR}" JWKS_FILE="${JWKS_FILE}" \
+    deno run --no-prompt --allow-env --allow-run src/cli/compile.ts \
+      --frozen --output /out/customer-api \
   && mkdir -p /out/data
 
 # binary: the compiled server on distroless (no shell, no package manager), user nonroot (65532).
@@ -61,17 +59,12 @@ COPY deno.json deno.lock ./
 RUN deno install --frozen
 COPY src/ src/
 COPY docker/healthcheck.ts docker/
-RUN deno install --frozen --entrypoint src/main.ts docker/healthcheck.ts
+RUN deno install --frozen --entrypoint src/main.ts src/cli/start.ts docker/healthcheck.ts
 VOLUME ["/data"]
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["deno", "run", "--cached-only", "--no-prompt", "--allow-net=127.0.0.1", "--allow-env=PORT", "docker/healthcheck.ts"]
-# The permission flags are exactly those of `deno task start` and of the end-to-end tests, with
-# /data and /config for ./data and ./config (src/ops/permissions.ts; tests/ops/permissions_test.ts).
-CMD ["deno", "run", "--cached-only", \
-     "--no-prompt", \
-     "--allow-net", \
-     "--allow-env=PORT,HOST,SOCKET,SOCKET_MODE,PUBLIC_URL,DATA_DIR,JWT_SECRET,JWKS_FILE,JWKS_URL,JWKS_COOLDOWN_SECONDS,JWT_ISSUER,JWT_AUDIENCE,MAX_BODY_BYTES,SNAPSHOT_EVERY,ERASE_WITHIN_SECONDS,SEGMENT_MAX_BYTES,LOG_LEVEL,RATE_LIMIT,RATE_LIMIT_BURST,CORS_ORIGINS", \
-     "--allow-read=/data,/config", \
-     "--allow-write=/data", \
-     "src/main.ts"]
+# The launcher derives the server's permission flags from the environment (DATA_DIR, JWKS_FILE,
+# SOCKET) and runs it under them, passing signals on (src/cli/start.ts, src/ops/permissions.ts).
+CMD ["deno", "run", "--cached-only", "--no-prompt", "--allow-env", "--allow-run", \
+     "src/cli/start.ts", "--cached-only"]

@@ -12,6 +12,8 @@ const POLL_MS = 5;
 export interface Child {
   name: string;
   pid: number;
+  /** The server's pid when `pid` is a `deno task` that started it; `stop` takes either. */
+  serverPid?: number;
   /** performance.now() just before the spawn. */
   spawnedAt: number;
   /** Resolves with the first stdout line `accept` returns a value for, and when it was seen. */
@@ -109,9 +111,11 @@ export class ChildGroup {
     await Promise.all(this.#outputs.map((path) => Deno.truncate(path, 0)));
   }
 
-  /** Stops the child with this pid, if it is one of the group's and still running. */
+  /** Stops the child with this pid (or server pid), if it is one of the group's and running. */
   async stop(pid: number, signal: Deno.Signal = "SIGTERM"): Promise<void> {
-    for (const child of this.#children) if (child.pid === pid) await child.stop(signal);
+    for (const child of this.#children) {
+      if (child.pid === pid || child.serverPid === pid) await child.stop(signal);
+    }
   }
 
   /** Stops every child still running. */

@@ -1,5 +1,6 @@
 /** The three HTTP servers the benchmark drives: the bare baseline, the service and json-server. */
-import { serverPermissionFlags } from "../src/ops/permissions.ts";
+import { runArgs } from "../src/cli/server_command.ts";
+import { loadConfig } from "../src/config.ts";
 import type { Child, ChildGroup } from "./child_processes.ts";
 
 const REPO_ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
@@ -58,10 +59,10 @@ export interface ServiceOptions {
 }
 
 /**
- * Starts `src/main.ts` with the permission flags of `deno task start` (DATA_DIR swapped in) and
- * resolves once it listens and any background compaction of the replayed log has finished. At
- * LOG_LEVEL=warn it logs neither, so it gets a free port and is polled until /readyz answers:
- * give it a data directory that a previous (info) run has compacted.
+ * Starts the service with `deno task start` on dataDir and resolves once it listens and any
+ * background compaction of the replayed log has finished. At LOG_LEVEL=warn it logs neither
+ * replay nor compaction, so it gets a free port and is polled until /readyz answers: give it a
+ * data directory that a previous (info) run has compacted.
  */
 export async function startService(
   group: ChildGroup,
@@ -70,28 +71,33 @@ export async function startService(
 ): Promise<ServiceTarget> {
   const quiet = options.logLevel !== "info";
   const port = quiet ? freePort() : 0;
-  const flags = serverPermissionFlags({ dataDir, readOnly: ["./config"] });
-  const child = group.spawn(options.name ?? "service", Deno.execPath(), [
-    "run",
-    ...options.denoFlags ?? [],
-    ...flags,
-    "src/main.ts",
-  ], {
+  const env = {
+    ...baseEnv(),
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    JWT_SECRET: options.secret,
+    LOG_LEVEL: options.logLevel,
+  };
+  // As a user starts it; --cpu-prof and the like need the launcher's `deno run` line itself.
+  const [run, ...rest] = runArgs(loadConfig((name) => env[name as keyof typeof env]), REPO_ROOT);
+  const args = options.denoFlags ? [run, ...options.denoFlags, ...rest] : ["task", "start"];
+  const child = group.spawn(options.name ?? "service", Deno.execPath(), args, {
     cwd: REPO_ROOT,
     clearEnv: true,
-    env: {
-      ...baseEnv(),
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      JWT_SECRET: options.secret,
-      LOG_LEVEL: options.logLevel,
-    },
+    env,
   });
+  // The listening line is logged at every level; its pid is the server's, not `deno task`'s.
+  const { value: pid } = await child.waitForLine((line) => {
+    if (!line.startsWith("{")) return undefined;
+    const fields = JSON.parse(line);
+    return fields.msg === "listening" ? fields.pid as number : undefined;
+  }, START_TIMEOUT_MS);
+  child.serverPid = pid;
   if (quiet) {
     const url = `http://127.0.0.1:${port}`;
     const at = await untilAnswers(child, `${url}/readyz`);
-    return { url, pid: child.pid, startupSeconds: (at - child.spawnedAt) / 1000 };
+    return { url, pid, startupSeconds: (at - child.spawnedAt) / 1000 };
   }
   let url: string | undefined;
   let listeningAt = 0;
@@ -109,7 +115,7 @@ export async function startService(
   }, START_TIMEOUT_MS);
   return {
     url: url!,
-    pid: child.pid,
+    pid,
     startupSeconds: (listeningAt - child.spawnedAt) / 1000,
     replay: replay!,
   };

@@ -1,4 +1,6 @@
 /** The real server as a child process, with its JSON log lines timed as they arrive. */
+import { runArgs } from "../src/cli/server_command.ts";
+import { loadConfig } from "../src/config.ts";
 
 const REPO_ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 /** Any 32+ byte secret: the benchmark sends no requests. */
@@ -24,6 +26,7 @@ export class ServerExitedError extends Error {
 
 /** A running server. */
 export interface ServerProcess {
+  /** The process spawned: `deno task start`, or the server itself when run with `denoFlags`. */
   pid: number;
   /** performance.now() just before the spawn. */
   spawnedAt: number;
@@ -35,31 +38,29 @@ export interface ServerProcess {
   stop(signal: Deno.Signal): Promise<number>;
 }
 
-/** Starts `deno run src/main.ts` on dataDir; `denoFlags` go before the script (e.g. --cpu-prof). */
+/**
+ * Starts the server on dataDir as a user does, with `deno task start`; with `denoFlags` (e.g.
+ * --cpu-prof, which a task cannot take) it runs the launcher's own `deno run` command line instead.
+ */
 export function spawnServer(dataDir: string, denoFlags: string[] = []): ServerProcess {
   const spawnedAt = performance.now();
+  const env = {
+    PATH: Deno.env.get("PATH") ?? "",
+    HOME: Deno.env.get("HOME") ?? "",
+    ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    JWT_SECRET: SECRET,
+    NO_COLOR: "1",
+  };
+  const config = loadConfig((name) => env[name as keyof typeof env]);
+  const [run, ...rest] = runArgs(config, REPO_ROOT);
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...denoFlags,
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      "--allow-write",
-      "src/main.ts",
-    ],
+    args: denoFlags.length === 0 ? ["task", "start"] : [run, ...denoFlags, ...rest],
     cwd: REPO_ROOT,
     clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "",
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      JWT_SECRET: SECRET,
-      NO_COLOR: "1",
-    },
+    env,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -106,7 +107,9 @@ export function spawnServer(dataDir: string, denoFlags: string[] = []): ServerPr
     spawnedAt,
     waitFor,
     memory: async () => {
-      const status = await procStatus(child.pid);
+      // The server's own pid, from its "listening" line: not that of `deno task` or the launcher.
+      const pid = (await waitFor("listening")).fields.pid as number;
+      const status = await procStatus(pid);
       const kib = (name: string) =>
         Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)![1]);
       return { rss: kib("VmRSS") * 1024, peak: kib("VmHWM") * 1024 };

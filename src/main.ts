@@ -7,6 +7,7 @@ import { UnusableKeySetError } from "./auth/key_sources.ts";
 import { TokenCache } from "./auth/token_cache.ts";
 import { CorsPolicy } from "./http/cors.ts";
 import { Metrics } from "./ops/metrics.ts";
+import { watchParent } from "./ops/parent_watch.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
 import { bufferedSink, createLogger, type LogLevel, requestLine } from "./ops/log.ts";
 import { Persistence } from "./store/jsonl/compaction_policy.ts";
@@ -115,12 +116,13 @@ async function main(): Promise<void> {
   };
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+  watchParent(() => stop("launcher gone"));
   const server = Deno.serve({
     port: config.port,
     hostname: config.host,
     onListen: ({ hostname, port }) => {
       const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-      log.always("listening", { url: `http://${host}:${port}` });
+      log.always("listening", { url: `http://${host}:${port}`, pid: Deno.pid });
       announce?.(`http://${host}:${port}`);
     },
   }, handler);

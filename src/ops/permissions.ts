@@ -1,8 +1,10 @@
 /**
- * The least-privilege Deno permission flags the server runs under. The Dockerfile, the `start`,
- * `dev` and `compile` tasks in deno.json and the end-to-end tests all use exactly these flags;
- * tests/permissions_test.ts proves that they agree, so a permission the code lacks fails the tests.
+ * The least-privilege Deno permission flags the server runs under, derived from its configuration:
+ * the only place they are written. The launcher (`deno task start`, `deno task dev`, the container)
+ * and `deno task compile` compute them here; tests/ops/permissions_test.ts proves that they suffice.
  */
+import { isAbsolute, resolve } from "node:path";
+import type { Config } from "../config.ts";
 
 /** Every environment variable the server reads; `--allow-env` grants exactly these. */
 export const SERVER_ENV_VARS = [
@@ -26,39 +28,72 @@ export const SERVER_ENV_VARS = [
   "RATE_LIMIT",
   "RATE_LIMIT_BURST",
   "CORS_ORIGINS",
+  "CUSTOMER_API_PARENT_PIPE",
 ] as const;
 
-/** The paths the server may touch: it writes only its data directory and reads the key file. */
-export interface PermissionPaths {
-  /** DATA_DIR: read and written (log, snapshots, lock, dev secret). */
-  dataDir: string;
-  /** Read-only paths, e.g. the directory a JWKS_FILE is mounted in, or the file itself. */
-  readOnly?: readonly string[];
+/**
+ * The flags of the launcher and of `deno task compile` themselves: they read the environment and
+ * run `deno`. `--allow-run` cannot name the binary: Deno.execPath() is the resolved file, which
+ * `--allow-run=deno` does not match where `deno` on PATH is a symlink.
+ */
+export const LAUNCHER_FLAGS = ["--no-prompt", "--allow-env", "--allow-run"] as const;
+
+/** A configured path cannot be put into a Deno allow-list; the message names the variable. */
+export class PermissionPathError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PermissionPathError";
+  }
 }
 
-/** The data and config paths of the container image (`/config` is where a JWKS_FILE goes). */
-export const CONTAINER_PATHS: PermissionPaths = { dataDir: "/data", readOnly: ["/config"] };
+/** The absolute paths the server may touch, from its configuration. */
+export interface ServerPaths {
+  /** DATA_DIR: read and written (log, snapshots, lock, dev secret). */
+  dataDir: string;
+  /** JWKS_FILE, read once at startup. */
+  jwksFile?: string;
+  /** SOCKET: Deno.serve on a Unix socket needs read and write on its path. */
+  socket?: string;
+}
 
-/** The paths of `deno task start`: DATA_DIR's default `./data` and `./config` for a JWKS_FILE. */
-export const LOCAL_PATHS: PermissionPaths = { dataDir: "./data", readOnly: ["./config"] };
+/** The configured paths made absolute against `cwd`; refuses one that holds a comma. */
+export function serverPaths(
+  config: Pick<Config, "dataDir" | "keySource" | "socket">,
+  cwd: string,
+): ServerPaths {
+  const absolute = (name: string, path: string) => {
+    // Deno splits allow-lists on commas, and has no way to escape one.
+    if (path.includes(",")) {
+      throw new PermissionPathError(
+        `${name} "${path}" contains a comma, which a Deno permission list cannot hold; use a path without one`,
+      );
+    }
+    return isAbsolute(path) ? resolve(path) : resolve(cwd, path);
+  };
+  const paths: ServerPaths = { dataDir: absolute("DATA_DIR", config.dataDir) };
+  if (config.keySource.kind === "jwks-file") {
+    paths.jwksFile = absolute("JWKS_FILE", config.keySource.path);
+  }
+  if (config.socket !== undefined) paths.socket = absolute("SOCKET", config.socket);
+  return paths;
+}
 
 /**
- * `deno run` flags for the server. `--allow-net` is not narrowed: the listening address comes from
- * HOST/PORT and the IdP from JWKS_URL, both known only at run time (the README shows how to narrow
- * it for one deployment). Paths must not contain commas (Deno splits allow-lists on them).
+ * `deno run`/`deno compile` flags for the server. `--allow-net` is not narrowed: the listening
+ * address comes from HOST/PORT and the IdP from JWKS_URL (the README shows how to narrow it).
  */
-export function serverPermissionFlags(paths: PermissionPaths): string[] {
-  const read = [paths.dataDir, ...(paths.readOnly ?? [])];
-  for (const path of read) {
-    if (path === "" || path.includes(",")) {
-      throw new Error(`Permission path "${path}" must be non-empty and contain no comma`);
-    }
-  }
+export function serverPermissionFlags(
+  config: Pick<Config, "dataDir" | "keySource" | "socket">,
+  cwd: string,
+): string[] {
+  const { dataDir, jwksFile, socket } = serverPaths(config, cwd);
+  const read = [dataDir, jwksFile, socket].filter((path) => path !== undefined);
+  const write = [dataDir, socket].filter((path) => path !== undefined);
   return [
     "--no-prompt",
     "--allow-net",
     `--allow-env=${SERVER_ENV_VARS.join(",")}`,
     `--allow-read=${read.join(",")}`,
-    `--allow-write=${paths.dataDir}`,
+    `--allow-write=${write.join(",")}`,
   ];
 }

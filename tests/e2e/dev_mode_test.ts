@@ -3,30 +3,17 @@ import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import { ApiClient, type ApiResponse, assertProblem, newCustomer } from "../support/api.ts";
 import { keySetOf, newSigningKey } from "../support/jwks.ts";
+import { runDenoTask } from "../support/deno_task.ts";
 import { makeDataDir, removeDir, startServer } from "../support/server.ts";
 import { makeToken, TEST_SECRET } from "../support/tokens.ts";
 
-const REPO_ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname);
-const KEY_VARS = ["JWT_SECRET", "JWKS_FILE", "JWKS_URL", "JWT_ISSUER", "JWT_AUDIENCE", "DATA_DIR"];
 const NO_KEY_SOURCE = { JWT_SECRET: "" };
 const JWT = /[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/;
 
-/** Runs `deno task token`'s command line with only `env` as configuration. */
+/** Runs `deno task token <args>` with only `env` as configuration. */
 async function mintWithCli(args: string[], env: Record<string, string>) {
-  const inherited = Deno.env.toObject();
-  for (const name of KEY_VARS) delete inherited[name];
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-env", "--allow-read", "src/cli/token.ts", ...args],
-    cwd: REPO_ROOT,
-    env: { ...inherited, NO_COLOR: "1", ...env },
-    clearEnv: true,
-    stdin: "null",
-  }).output();
-  return {
-    code: output.code,
-    stdout: new TextDecoder().decode(output.stdout).trim(),
-    stderr: new TextDecoder().decode(output.stderr),
-  };
+  const result = await runDenoTask("token", args, env);
+  return { ...result, stdout: result.stdout.trim() };
 }
 
 function assertInsufficientScope(res: ApiResponse, scope: string): void {

@@ -1,55 +1,86 @@
 import assert from "node:assert/strict";
-import { loadConfig } from "../../src/config.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
 import {
-  CONTAINER_PATHS,
-  LOCAL_PATHS,
+  LAUNCHER_FLAGS,
+  PermissionPathError,
   SERVER_ENV_VARS,
   serverPermissionFlags,
 } from "../../src/ops/permissions.ts";
 import { execForm, only, parseDockerfile } from "../support/dockerfile.ts";
-import { newSigningKey } from "../support/jwks.ts";
 import { TEST_SECRET } from "../support/tokens.ts";
 
 const ROOT = new URL("../../", import.meta.url);
-const dockerfile = parseDockerfile(await Deno.readTextFile(new URL("Dockerfile", ROOT)));
-const tasks: Record<string, string> =
-  JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))).tasks;
-const containerFlags = serverPermissionFlags(CONTAINER_PATHS);
-const localFlags = serverPermissionFlags(LOCAL_PATHS);
+const ENV_FLAG = `--allow-env=${SERVER_ENV_VARS.join(",")}`;
 
-Deno.test("the Dockerfile runs the server under exactly the flags of src/ops/permissions.ts", () => {
-  const cmd = execForm(only(dockerfile, "CMD", "app").args);
-  assert.deepEqual(cmd, ["deno", "run", "--cached-only", ...containerFlags, "src/main.ts"]);
-});
+/** The configuration `env` describes, with a secret key source unless `env` names another. */
+function configOf(env: Record<string, string>): Config {
+  return loadConfig((name) => ({ JWT_SECRET: TEST_SECRET, ...env })[name]);
+}
 
-Deno.test("the Dockerfile's compiled binary embeds the same permission flags", () => {
-  const compiles = dockerfile.filter((i) =>
-    i.stage === "compile" && i.keyword === "RUN" && i.args.startsWith("deno compile")
-  );
-  assert.equal(compiles.length, 1);
-  const words = compiles[0].args.split("&&")[0].trim().split(/\s+/);
-  const output = ["--output", "/out/customer-api"];
-  assert.deepEqual(words, [
-    "deno",
-    "compile",
-    "--frozen",
-    ...output,
-    ...containerFlags,
-    "src/main.ts",
+Deno.test("an absolute DATA_DIR is the one path read and written, besides network and env", () => {
+  assert.deepEqual(serverPermissionFlags(configOf({ DATA_DIR: "/var/lib/customer-api" }), "/srv"), [
+    "--no-prompt",
+    "--allow-net",
+    ENV_FLAG,
+    "--allow-read=/var/lib/customer-api",
+    "--allow-write=/var/lib/customer-api",
   ]);
 });
 
-Deno.test("deno task start, dev and compile use the same flags, with ./data and ./config", () => {
-  const flags = localFlags.join(" ");
-  assert.equal(tasks.start, `deno run ${flags} src/main.ts`);
-  assert.equal(tasks.dev, `deno run --watch ${flags} src/main.ts`);
-  assert.equal(tasks.compile, `deno compile --output dist/customer-api ${flags} src/main.ts`);
+Deno.test("a relative or default DATA_DIR is made absolute against the working directory", () => {
+  const flags = (env: Record<string, string>) =>
+    serverPermissionFlags(configOf(env), "/home/ann/api").slice(3);
+  assert.deepEqual(flags({}), [
+    "--allow-read=/home/ann/api/data",
+    "--allow-write=/home/ann/api/data",
+  ]);
+  assert.deepEqual(flags({ DATA_DIR: "../state/./db/" }), [
+    "--allow-read=/home/ann/state/db",
+    "--allow-write=/home/ann/state/db",
+  ]);
 });
 
-Deno.test("the container and the local flags differ only in the data and config paths", () => {
-  const local = localFlags.map((flag) => flag.replaceAll("./data", "/data"))
-    .map((flag) => flag.replaceAll("./config", "/config"));
-  assert.deepEqual(local, containerFlags);
+Deno.test("a path with spaces stays one flag, spaces and all", () => {
+  const flags = serverPermissionFlags(configOf({ DATA_DIR: "my data" }), "/tmp/a b");
+  assert.deepEqual(flags.slice(3), [
+    "--allow-read=/tmp/a b/my data",
+    "--allow-write=/tmp/a b/my data",
+  ]);
+});
+
+Deno.test("a JWKS_FILE is read, never written; a JWKS_URL or JWT_SECRET adds no path", () => {
+  const jwks = configOf({ JWT_SECRET: "", JWKS_FILE: "keys/jwks.json", DATA_DIR: "/d" });
+  assert.deepEqual(serverPermissionFlags(jwks, "/etc/api").slice(3), [
+    "--allow-read=/d,/etc/api/keys/jwks.json",
+    "--allow-write=/d",
+  ]);
+  const url = configOf({ JWT_SECRET: "", JWKS_URL: "https://idp.example/jwks", DATA_DIR: "/d" });
+  assert.deepEqual(serverPermissionFlags(url, "/").slice(3), [
+    "--allow-read=/d",
+    "--allow-write=/d",
+  ]);
+});
+
+Deno.test("a SOCKET is read and written, as Deno.serve on a Unix socket needs", () => {
+  const config = configOf({ DATA_DIR: "/d", SOCKET: "run/api.sock" });
+  assert.deepEqual(serverPermissionFlags(config, "/srv").slice(3), [
+    "--allow-read=/d,/srv/run/api.sock",
+    "--allow-write=/d,/srv/run/api.sock",
+  ]);
+});
+
+Deno.test("a path with a comma is refused, naming the variable and the value", () => {
+  const cases: [Record<string, string>, string][] = [
+    [{ DATA_DIR: "/srv/a,b" }, 'DATA_DIR "/srv/a,b"'],
+    [{ JWT_SECRET: "", JWKS_FILE: "/keys/a,b.json" }, 'JWKS_FILE "/keys/a,b.json"'],
+    [{ SOCKET: "/run/a,b.sock" }, 'SOCKET "/run/a,b.sock"'],
+  ];
+  for (const [env, named] of cases) {
+    assert.throws(
+      () => serverPermissionFlags(configOf(env), "/"),
+      (error) => error instanceof PermissionPathError && error.message.startsWith(named),
+    );
+  }
 });
 
 Deno.test("--allow-env names every variable the server reads, and no other", async () => {
@@ -99,97 +130,48 @@ async function literalEnvReads(): Promise<string[]> {
   return names;
 }
 
-Deno.test("deno task start's flags serve from ./data and read a JWKS_FILE only under ./config", async (t) => {
-  const cwd = await Deno.makeTempDir({ prefix: "customer-api-start-" });
-  try {
-    await t.step("it starts, serves /healthz, writes ./data and stops on SIGTERM", async () => {
-      const server = await spawnStartTask(cwd, { JWT_SECRET: TEST_SECRET });
-      assert.ok(server.url, `no "listening" line:\n${server.stderr()}`);
-      const response = await fetch(`${server.url}/healthz`);
-      await response.body?.cancel();
-      assert.equal(response.status, 200);
-      server.child.kill("SIGTERM");
-      assert.equal(await server.exited, 0, server.stderr());
-      assert.ok((await Deno.stat(`${cwd}/data/log`)).isDirectory);
-    });
+Deno.test("the launcher's own flags are few and fixed: no file, no network", () => {
+  assert.deepEqual([...LAUNCHER_FLAGS], ["--no-prompt", "--allow-env", "--allow-run"]);
+});
 
-    const key = await newSigningKey("ES256", "k1");
-    const jwks = JSON.stringify({ keys: [key.publicJwk] });
-    await t.step(
-      "a JWKS_FILE outside ./data and ./config refuses to start, naming the flag",
-      async () => {
-        await Deno.mkdir(`${cwd}/elsewhere`);
-        await Deno.writeTextFile(`${cwd}/elsewhere/jwks.json`, jwks);
-        const server = await spawnStartTask(cwd, { JWKS_FILE: "./elsewhere/jwks.json" });
-        assert.equal(server.url, undefined);
-        assert.equal(await server.exited, 1);
-        assert.match(server.stderr(), /JWKS_FILE "\.\/elsewhere\/jwks\.json" cannot be read/);
-        assert.match(server.stderr(), /--allow-read/);
-      },
-    );
-
-    await t.step("a JWKS_FILE under ./config is read", async () => {
-      await Deno.mkdir(`${cwd}/config`);
-      await Deno.writeTextFile(`${cwd}/config/jwks.json`, jwks);
-      const server = await spawnStartTask(cwd, { JWKS_FILE: "./config/jwks.json" });
-      assert.ok(server.url, `no "listening" line:\n${server.stderr()}`);
-      server.child.kill("SIGTERM");
-      assert.equal(await server.exited, 0, server.stderr());
-    });
-  } finally {
-    await Deno.remove(cwd, { recursive: true });
+Deno.test("deno task start, dev and compile run their scripts under exactly the launcher's flags", async () => {
+  const tasks: Record<string, string> =
+    JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))).tasks;
+  const run = `deno run ${LAUNCHER_FLAGS.join(" ")}`;
+  assert.equal(tasks.start, `${run} src/cli/start.ts`);
+  assert.equal(tasks.dev, `${run} src/cli/start.ts --watch`);
+  assert.equal(tasks.compile, `${run} src/cli/compile.ts`);
+  for (const [name, command] of Object.entries(tasks)) {
+    if (command.includes("src/main.ts")) assert.fail(`task ${name} runs src/main.ts directly`);
   }
 });
 
-interface Spawned {
-  child: Deno.ChildProcess;
-  /** The URL of the "listening" line, or undefined if the process ended without one. */
-  url: string | undefined;
-  stderr(): string;
-  /** Resolves to the exit code once the process has ended and both pipes are drained. */
-  exited: Promise<number>;
-}
-
-/** Runs the `start` task's command in `cwd` (so ./data is `cwd`'s), with the repo's config. */
-async function spawnStartTask(cwd: string, vars: Record<string, string>): Promise<Spawned> {
-  const [deno, run, ...rest] = tasks.start.split(/\s+/);
-  assert.deepEqual([deno, run, rest.at(-1)], ["deno", "run", "src/main.ts"]);
-  const env = Deno.env.toObject();
-  for (const name of SERVER_ENV_VARS) delete env[name];
-  const config = ["--config", new URL("deno.json", ROOT).pathname];
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [run, ...config, ...rest.slice(0, -1), new URL("src/main.ts", ROOT).pathname],
-    cwd,
-    env: { ...env, PORT: "0", HOST: "127.0.0.1", NO_COLOR: "1", ...vars },
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let errText = "";
-  const errDrained = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({ write: (chunk) => void (errText += chunk) }),
-  );
-  let announce: (url: string | undefined) => void = () => {};
-  const listening = new Promise<string | undefined>((resolve) => announce = resolve);
-  // stdout is drained for the whole life of the process, so it never blocks on a full pipe.
-  const outDrained = (async () => {
-    let pending = "";
-    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-      pending += chunk;
-      let end: number;
-      while ((end = pending.indexOf("\n")) >= 0) {
-        const line = pending.slice(0, end);
-        pending = pending.slice(end + 1);
-        if (line.includes('"listening"')) announce(JSON.parse(line).url);
-      }
-    }
-    announce(undefined);
-  })();
-  const exited = Promise.all([child.status, errDrained, outDrained]).then(([status]) =>
-    status.code
-  );
-  const url = await listening;
-  if (url === undefined) await exited;
-  return { child, url, stderr: () => errText, exited };
-}
+Deno.test("the Dockerfile runs the launcher and the compile script under the same flags", async () => {
+  const dockerfile = parseDockerfile(await Deno.readTextFile(new URL("Dockerfile", ROOT)));
+  assert.deepEqual(execForm(only(dockerfile, "CMD", "app").args), [
+    "deno",
+    "run",
+    "--cached-only",
+    ...LAUNCHER_FLAGS,
+    "src/cli/start.ts",
+    "--cached-only",
+  ]);
+  const compiles = dockerfile.filter((i) => i.stage === "compile" && i.keyword === "RUN")
+    .filter((i) => i.args.includes("compile"));
+  assert.equal(compiles.length, 1);
+  const words = compiles[0].args.split("&&")[0].trim().split(/\s+/);
+  assert.deepEqual(words, [
+    'DATA_DIR="${DATA_DIR}"',
+    'JWKS_FILE="${JWKS_FILE}"',
+    "deno",
+    "run",
+    ...LAUNCHER_FLAGS,
+    "src/cli/compile.ts",
+    "--frozen",
+    "--output",
+    "/out/customer-api",
+  ]);
+  const args = dockerfile.filter((i) => i.stage === "compile" && i.keyword === "ARG")
+    .map((i) => i.args);
+  assert.deepEqual(args, ["DATA_DIR=/data", "JWKS_FILE=/config/jwks.json"]);
+});

@@ -1,8 +1,7 @@
 /** Looks at a DATA_DIR from outside, as an operator or auditor would, and runs the ops tasks on it. */
+import { runDenoTask, type TaskResult } from "./deno_task.ts";
 
-const REPO_ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname);
-// Server configuration inherited from the test runner's environment would make runs irreproducible.
-const CONFIG_VARS = ["PORT", "HOST", "DATA_DIR", "JWT_SECRET", "JWKS_FILE", "JWKS_URL"];
+export type { TaskResult } from "./deno_task.ts";
 
 /** Paths of every regular file anywhere under dir, sorted. */
 export async function listFiles(dir: string): Promise<string[]> {
@@ -90,45 +89,14 @@ function indexOfBytes(haystack: Uint8Array, needle: Uint8Array): number {
   }
 }
 
-/** How a task ended. */
-export interface TaskResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `deno run <permissions> <script>` from the repository root with DATA_DIR set. */
-export async function runTask(
-  script: string,
-  permissions: string[],
-  dataDir: string,
-  env: Record<string, string> = {},
-): Promise<TaskResult> {
-  const inherited = Deno.env.toObject();
-  for (const name of CONFIG_VARS) delete inherited[name];
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...permissions, script],
-    cwd: REPO_ROOT,
-    env: { ...inherited, DATA_DIR: dataDir, NO_COLOR: "1", ...env },
-    clearEnv: true,
-    stdin: "null",
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
-}
-
-/** `deno task verify` on dataDir, with read permission only. */
+/** `deno task verify` on dataDir, as an operator runs it. */
 export function runVerify(dataDir: string): Promise<TaskResult> {
-  return runTask("src/cli/verify.ts", ["--allow-env", "--allow-read"], dataDir);
+  return runDenoTask("verify", [], { DATA_DIR: dataDir });
 }
 
-/** `deno task compact` on dataDir. */
+/** `deno task compact` on dataDir, as an operator runs it. */
 export function runCompact(dataDir: string): Promise<TaskResult> {
-  return runTask("src/cli/compact.ts", ["--allow-env", "--allow-read", "--allow-write"], dataDir);
+  return runDenoTask("compact", [], { DATA_DIR: dataDir });
 }
 
 /** The JSON log lines a server printed whose `msg` is msg, in order. */
@@ -161,8 +129,9 @@ export function replayDone(stdout: string): ReplayDone {
 }
 
 /**
- * The PIDs of running servers (`deno … src/main.ts`) whose DATA_DIR is dataDir. Deno grants
- * /proc only with --allow-all, so a `deno eval` child (which has every permission) looks there.
+ * The PIDs of running servers (`deno run … /…/src/main.ts`, not their launchers) whose DATA_DIR
+ * is dataDir. Deno grants /proc only with --allow-all, so a `deno eval` child (which has every
+ * permission) looks there.
  */
 export async function serverPids(dataDir: string): Promise<number[]> {
   const script = `
@@ -171,7 +140,7 @@ export async function serverPids(dataDir: string): Promise<number[]> {
       if (!/^[0-9]+$/.test(entry.name)) continue;
       try {
         const args = Deno.readTextFileSync("/proc/" + entry.name + "/cmdline").split("\\0");
-        if (!args.includes("src/main.ts")) continue;
+        if (!args.some((arg) => arg.endsWith("/src/main.ts"))) continue;
         const env = Deno.readTextFileSync("/proc/" + entry.name + "/environ").split("\\0");
         if (env.includes("DATA_DIR=" + Deno.args[0])) pids.push(Number(entry.name));
       } catch {

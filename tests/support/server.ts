@@ -1,12 +1,13 @@
-/** Starts the real server as a child process, the way an operator would, for black-box tests. */
-import { SERVER_ENV_VARS, serverPermissionFlags } from "../../src/ops/permissions.ts";
+/**
+ * Starts the real server as a user would, with `deno task start` and the environment a user sets,
+ * for black-box tests. The process tree is `deno task` → launcher (src/cli/start.ts) → server.
+ */
+import { denoTask, userEnv, withoutTaskHeader } from "./deno_task.ts";
 import { TEST_SECRET } from "./tokens.ts";
 
-const REPO_ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname);
 const READY_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 15_000;
-// Server configuration inherited from the test runner's environment would make runs irreproducible.
-const CONFIG_VARS = SERVER_ENV_VARS;
+const POLL_MS = 20;
 
 /** Where and how to start a server. */
 export interface StartOptions {
@@ -18,6 +19,7 @@ export interface StartOptions {
 
 /** How a stopped server ended, with everything it printed. */
 export interface StopResult {
+  /** The exit code of `deno task start` (the server's, or 128 + signal if it died of one). */
   code: number;
   signal: Deno.Signal | null;
   stdout: string;
@@ -28,8 +30,14 @@ export interface StopResult {
 export interface TestServer {
   /** Base URL from the "listening" log line, e.g. `http://127.0.0.1:40123`. */
   url: string;
+  /** The server process's own PID, from its "listening" line (not the launcher's). */
+  pid: number;
   dataDir: string;
-  /** Sends `signal` (default SIGTERM) and waits for the exit; idempotent. */
+  /**
+   * Stops the server and waits for `deno task start` to end; idempotent. SIGTERM (the default)
+   * and other signals go to `deno task`, which passes them on; SIGKILL goes to the server process
+   * itself, as a crash would.
+   */
   stop(signal?: Deno.Signal): Promise<StopResult>;
   /** Stops the process if still running and removes the data dir if `startServer` created it. */
   dispose(): Promise<void>;
@@ -40,57 +48,70 @@ interface Sink {
   text: string;
 }
 
-/**
- * `run`, the Dockerfile's permission flags with this server's DATA_DIR (and JWKS_FILE, if any) in
- * the allow-lists, and `src/main.ts`: a permission the code lacks fails the end-to-end tests.
- */
-function serverArgs(env: Record<string, string>): string[] {
-  const flags = serverPermissionFlags({
-    dataDir: env.DATA_DIR || "./data",
-    readOnly: env.JWKS_FILE ? [env.JWKS_FILE] : [],
-  });
-  return ["run", ...flags, "src/main.ts"];
-}
-
-/** The runner's environment without server settings, plus the test defaults and `extra`. */
+/** The user's settings for a test server: its DATA_DIR, a free port, a secret, and `extra`. */
 function serverEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  const env = Deno.env.toObject();
-  for (const name of CONFIG_VARS) delete env[name];
-  return {
-    ...env,
+  return userEnv({
     PORT: "0",
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,
     JWT_SECRET: TEST_SECRET,
-    NO_COLOR: "1",
     ...extra,
-  };
+  });
 }
 
-/** Spawns `deno run … src/main.ts` and resolves once it has printed its "listening" line. */
+/** Sends a signal, ignoring a process that has already ended. */
+function signal(send: () => void): void {
+  try {
+    send();
+  } catch {
+    // Already exited; its status still tells how.
+  }
+}
+
+/** Resolves true once `status` settles, false after `ms`. */
+async function settlesWithin(status: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
+  const settled = await Promise.race([status.then(() => true as const), late]);
+  clearTimeout(timer);
+  return settled;
+}
+
+/** Polls GET /readyz until it answers 200 (the server may listen while it still replays). */
+async function untilReady(
+  url: string,
+  deadline: number,
+  exited: Promise<unknown>,
+): Promise<boolean> {
+  let gone = false;
+  exited.then(() => gone = true);
+  while (!gone && performance.now() < deadline) {
+    const ok = await fetch(`${url}/readyz`).then(async (res) => {
+      await res.body?.cancel();
+      return res.status === 200;
+    }, () => false);
+    if (ok) return true;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  return false;
+}
+
+/** Runs `deno task start` and resolves once the server has logged "listening" and is ready. */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const ownsDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "customer-api-e2e-" });
-  const env = serverEnv(dataDir, options.env);
-  const child = new Deno.Command(Deno.execPath(), {
-    args: serverArgs(env),
-    cwd: REPO_ROOT,
-    env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = denoTask("start", [], serverEnv(dataDir, options.env)).spawn();
+  const started = performance.now();
 
   const out: Sink = { text: "" };
   const err: Sink = { text: "" };
-  let announce: (url: string) => void = () => {};
-  const listening = new Promise<string>((resolve) => announce = resolve);
+  let announce: (listening: { url: string; pid: number }) => void = () => {};
+  const listening = new Promise<{ url: string; pid: number }>((resolve) => announce = resolve);
   // Both pipes are drained for the whole life of the child so it never blocks on a full pipe.
   const drained = Promise.all([
     drain(child.stdout, out, (line) => {
-      const url = listeningUrl(line);
-      if (url) announce(url);
+      const found = listeningLine(line);
+      if (found) announce(found);
     }),
     drain(child.stderr, err),
   ]);
@@ -100,39 +121,41 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     timer = setTimeout(() => resolve({ kind: "timeout" }), READY_TIMEOUT_MS);
   });
   const first = await Promise.race([
-    listening.then((url) => ({ kind: "ready" as const, url })),
+    listening.then((found) => ({ kind: "ready" as const, ...found })),
     child.status.then((status) => ({ kind: "exited" as const, status })),
     timedOut,
   ]);
   clearTimeout(timer);
+  const ready = first.kind === "ready" &&
+    await untilReady(first.url, started + READY_TIMEOUT_MS, child.status);
 
-  if (first.kind !== "ready") {
-    if (first.kind === "timeout") child.kill("SIGKILL");
+  if (!ready) {
+    if (first.kind === "ready") signal(() => Deno.kill(first.pid, "SIGKILL"));
+    if (first.kind !== "exited") await terminate(child);
     const status = await child.status;
     await drained;
     if (ownsDataDir) await Deno.remove(dataDir, { recursive: true });
     const why = first.kind === "timeout"
       ? `did not print a "listening" line within ${READY_TIMEOUT_MS / 1000} s`
+      : first.kind === "ready"
+      ? `did not answer 200 on /readyz within ${READY_TIMEOUT_MS / 1000} s`
       : `exited with code ${status.code} before printing a "listening" line`;
     throw new Error(`Server ${why}.\n--- stderr ---\n${err.text}\n--- stdout ---\n${out.text}`);
   }
 
   let stopping: Promise<StopResult> | undefined;
-  const stop = (signal: Deno.Signal = "SIGTERM"): Promise<StopResult> => {
+  const stop = (sent: Deno.Signal = "SIGTERM"): Promise<StopResult> => {
     stopping ??= (async () => {
-      try {
-        child.kill(signal);
-      } catch {
-        // Already exited on its own; its status still tells how.
+      if (sent === "SIGKILL") signal(() => Deno.kill(first.pid, "SIGKILL"));
+      else signal(() => child.kill(sent));
+      if (!await settlesWithin(child.status, STOP_TIMEOUT_MS)) {
+        signal(() => Deno.kill(first.pid, "SIGKILL"));
+        await terminate(child);
       }
-      let guard: ReturnType<typeof setTimeout> | undefined;
-      const hung = new Promise<void>((resolve) => guard = setTimeout(resolve, STOP_TIMEOUT_MS));
-      const exited = await Promise.race([child.status.then(() => true), hung.then(() => false)]);
-      clearTimeout(guard);
-      if (!exited) child.kill("SIGKILL");
       const status = await child.status;
       await drained;
-      return { code: status.code, signal: status.signal, stdout: out.text, stderr: err.text };
+      const stderr = withoutTaskHeader(err.text);
+      return { code: status.code, signal: status.signal, stdout: out.text, stderr };
     })();
     return stopping;
   };
@@ -140,7 +163,24 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     await stop();
     if (ownsDataDir) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   };
-  return { url: first.url, dataDir, stop, dispose, [Symbol.asyncDispose]: dispose };
+  return {
+    url: first.url,
+    pid: first.pid,
+    dataDir,
+    stop,
+    dispose,
+    [Symbol.asyncDispose]: dispose,
+  };
+}
+
+/**
+ * Ends `deno task` and what it started: SIGTERM, which it passes down, then SIGKILL. (SIGKILL
+ * alone would leave the launcher behind; the server would follow it once the launcher ends.)
+ */
+async function terminate(child: Deno.ChildProcess): Promise<void> {
+  signal(() => child.kill("SIGTERM"));
+  if (!await settlesWithin(child.status, STOP_TIMEOUT_MS)) signal(() => child.kill("SIGKILL"));
+  await child.status;
 }
 
 /** Makes a temp directory to share between several server lives; remove it with `removeDir`. */
@@ -172,10 +212,12 @@ async function drain(
   if (onLine && pending) onLine(pending);
 }
 
-function listeningUrl(line: string): string | undefined {
+function listeningLine(line: string): { url: string; pid: number } | undefined {
   try {
     const entry = JSON.parse(line);
-    if (entry?.msg === "listening" && typeof entry.url === "string") return entry.url;
+    if (entry?.msg === "listening" && typeof entry.url === "string") {
+      return { url: entry.url, pid: entry.pid };
+    }
   } catch {
     // Not every stdout line has to be ours to understand.
   }
@@ -192,39 +234,25 @@ export interface ExitResult {
   ms: number;
 }
 
-/** Spawns the server like `startServer` and waits for it to exit on its own within `timeoutMs`. */
+/** Runs `deno task start` like `startServer` and waits for it to exit on its own in `timeoutMs`. */
 export async function runUntilExit(
   options: StartOptions = {},
   timeoutMs = READY_TIMEOUT_MS,
 ): Promise<ExitResult> {
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "customer-api-e2e-" });
-  const env = serverEnv(dataDir, options.env);
   const started = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: serverArgs(env),
-    cwd: REPO_ROOT,
-    env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), timeoutMs);
-  });
+  const child = denoTask("start", [], serverEnv(dataDir, options.env)).spawn();
   // Collecting from the start keeps the pipes drained, so the child never blocks on them.
   const collected = child.output();
-  const outcome = await Promise.race([collected, deadline]);
-  clearTimeout(timer);
+  const exited = await settlesWithin(collected, timeoutMs);
   const ms = Math.round(performance.now() - started);
-  if (outcome === "timeout") child.kill("SIGKILL");
+  if (!exited) await terminate(child);
   const output = await collected;
   if (options.dataDir === undefined) await removeDir(dataDir);
   return {
-    code: outcome === "timeout" ? null : output.code,
+    code: exited ? output.code : null,
     stdout: new TextDecoder().decode(output.stdout),
-    stderr: new TextDecoder().decode(output.stderr),
+    stderr: withoutTaskHeader(new TextDecoder().decode(output.stderr)),
     ms,
   };
 }
