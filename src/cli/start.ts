@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../config.ts";
-import { PermissionPathError, SERVER_ENV_VARS } from "../ops/permissions.ts";
+import { LAUNCHER_ENV_VAR, PermissionPathError, SETTINGS_ENV_VARS } from "../ops/permissions.ts";
 import { runArgs } from "./server_command.ts";
 
 /** EX_CONFIG: the configuration is wrong. */
@@ -25,7 +25,7 @@ Options:
   --cached-only  load modules from the cache only (the container)
   --help         print this help
 
-Environment: ${SERVER_ENV_VARS.filter((name) => name !== "CUSTOMER_API_PARENT_PIPE").join(", ")}`;
+Environment: ${SETTINGS_ENV_VARS.join(", ")}`;
 
 function parseOptions(): { watch: boolean; cachedOnly: boolean } {
   try {
@@ -62,7 +62,7 @@ function serverCommand(options: { watch: boolean; cachedOnly: boolean }): string
 const options = parseOptions();
 const server = new Deno.Command(Deno.execPath(), {
   args: serverCommand(options),
-  env: { CUSTOMER_API_PARENT_PIPE: "1" },
+  env: { [LAUNCHER_ENV_VAR]: "1" },
   stdin: "piped",
   stdout: "inherit",
   stderr: "inherit",

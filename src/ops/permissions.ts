@@ -6,8 +6,11 @@
 import { isAbsolute, resolve } from "node:path";
 import type { Config } from "../config.ts";
 
-/** Every environment variable the server reads; `--allow-env` grants exactly these. */
-export const SERVER_ENV_VARS = [
+/** Set by the launcher for the server it starts, never by a user (see ops/parent_watch.ts). */
+export const LAUNCHER_ENV_VAR = "CUSTOMER_API_PARENT_PIPE";
+
+/** The settings a user may give, each documented in README and .env.example. */
+export const SETTINGS_ENV_VARS = [
   "PORT",
   "HOST",
   "SOCKET",
@@ -28,8 +31,10 @@ export const SERVER_ENV_VARS = [
   "RATE_LIMIT",
   "RATE_LIMIT_BURST",
   "CORS_ORIGINS",
-  "CUSTOMER_API_PARENT_PIPE",
 ] as const;
+
+/** Every environment variable the server reads; `--allow-env` grants exactly these. */
+export const SERVER_ENV_VARS = [...SETTINGS_ENV_VARS, LAUNCHER_ENV_VAR] as const;
 
 /**
  * The flags of the launcher and of `deno task compile` themselves: they read the environment and

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config.ts";
-import { SERVER_ENV_VARS } from "../../src/ops/permissions.ts";
+import { SETTINGS_ENV_VARS } from "../../src/ops/permissions.ts";
 
 const example = await Deno.readTextFile(new URL("../../.env.example", import.meta.url));
 /** `# NAME=value` lines: every setting is shown commented out, so the file sets nothing as is. */
@@ -22,7 +22,7 @@ const WITH_DEFAULTS = [
 ];
 
 Deno.test(".env.example shows every variable the server reads, and no other", () => {
-  assert.deepEqual([...shown.keys()].sort(), [...SERVER_ENV_VARS].sort());
+  assert.deepEqual([...shown.keys()].sort(), [...SETTINGS_ENV_VARS].sort());
 });
 
 Deno.test(".env.example sets nothing when loaded as it is: every line is a comment", () => {
