@@ -1,9 +1,5 @@
-import {
-  headersOf,
-  problemResponses,
-  type ProblemSlug,
-  type ResponseObject,
-} from "./openapi_responses.ts";
+import type { ProblemSlug } from "../http/problem_types.ts";
+import { headersOf, problemResponses, type ResponseObject } from "./openapi_responses.ts";
 
 /** An OpenAPI operation object. */
 export type Operation = Record<string, unknown> & {
