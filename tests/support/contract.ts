@@ -5,7 +5,7 @@
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { OPENAPI_DOCUMENT } from "../../src/openapi/openapi.ts";
+import { API_DOCUMENT } from "./api_document.ts";
 import { PROBLEM_TYPES } from "../../src/http/problem_types.ts";
 
 /** What the check needs of a response; the body must already be read. */
@@ -18,7 +18,7 @@ export interface ReceivedResponse {
 // deno-lint-ignore no-explicit-any -- the document is walked as untyped JSON
 type Json = any;
 
-const DOC: Json = OPENAPI_DOCUMENT;
+const DOC: Json = API_DOCUMENT;
 const SCHEMA_ID = "urn:customer-api:schemas:";
 const FETCH_NORMALISED = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
 
