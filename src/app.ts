@@ -21,7 +21,7 @@ import { buildOpenApiDocument, openApiPage } from "./openapi/openapi.ts";
 import { problemResponse } from "./http/problem.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf } from "./http/request_id.ts";
-import { type Params, type Route, Router } from "./http/router.ts";
+import { type Params, Router } from "./http/router.ts";
 
 /**
  * Receives one finished request, for the access log (positional, so the hot path allocates no
