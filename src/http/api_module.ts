@@ -40,6 +40,8 @@ export interface ApiModule extends ApiDescription {
   routes: readonly Route<Endpoint>[];
 }
 
+type Operation = { security?: Record<string, string[]>[] };
+
 /** A module whose route rows and description disagree; a programming error found at startup. */
 export class ModuleMismatchError extends Error {
   constructor(detail: string) {
@@ -61,25 +63,21 @@ export function checkModule(module: ApiModule): void {
   }
   for (const route of module.routes) {
     const path = route.pathname.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
-    const methods = Object.entries(route.methods);
-    if (route.methods.GET !== undefined && route.methods.HEAD === undefined) {
-      methods.push(["HEAD", route.methods.GET]);
-    }
-    for (const [method, endpoint] of methods) {
+    const { GET, HEAD = GET } = route.methods;
+    for (const [method, endpoint] of Object.entries({ ...route.methods, HEAD })) {
+      if (endpoint === undefined) continue;
       const name = `${method} ${path}`;
-      const operation = module.paths[path]?.[method.toLowerCase()] as
-        | { security?: Record<string, string[]>[] }
-        | undefined;
+      const operation = module.paths[path]?.[method.toLowerCase()] as Operation | undefined;
       if (operation === undefined) throw new ModuleMismatchError(`"${name}" is not documented`);
       const scopes = (operation.security ?? []).flatMap((entry) => Object.values(entry).flat());
-      if (scopes.length !== 1 || scopes[0] !== endpoint!.scope) {
+      if (scopes.length !== 1 || scopes[0] !== endpoint.scope) {
         throw new ModuleMismatchError(
-          `"${name}" requires "${endpoint!.scope}" but is documented with "${scopes.join(" ")}"`,
+          `"${name}" requires "${endpoint.scope}" but is documented with "${scopes.join(" ")}"`,
         );
       }
-      if (module.scopes[endpoint!.scope] === undefined) {
+      if (module.scopes[endpoint.scope] === undefined) {
         throw new ModuleMismatchError(
-          `"${name}" requires the undeclared scope "${endpoint!.scope}"`,
+          `"${name}" requires the undeclared scope "${endpoint.scope}"`,
         );
       }
       documented.delete(name);

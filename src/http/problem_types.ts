@@ -48,7 +48,10 @@ export const INTERNAL_DETAIL =
 const REALM = 'Bearer realm="customers"';
 
 // Each error's own type reaches its functions; the table holds them as plain sources.
-const on = <E extends Error>(source: ProblemSource<E>) => source as unknown as ProblemSource;
+const on = <E extends Error>(
+  error: ProblemSource<E>["error"],
+  more: Omit<ProblemSource<E>, "error"> = {},
+) => ({ error, ...more }) as unknown as ProblemSource;
 const row = (status: number, title: string, ...sources: ProblemSource[]) => ({
   status,
   title,
@@ -56,18 +59,17 @@ const row = (status: number, title: string, ...sources: ProblemSource[]) => ({
 });
 
 const ROWS = {
-  "bad-request": row(400, "Bad request", on({ error: BadRequestError })),
-  "malformed-body": row(400, "Malformed request body", on({ error: MalformedBodyError })),
+  "bad-request": row(400, "Bad request", on(BadRequestError)),
+  "malformed-body": row(400, "Malformed request body", on(MalformedBodyError)),
   "unauthenticated": row(
     401,
     "Authentication required",
-    on({ error: MissingCredentialsError, headers: { "WWW-Authenticate": () => REALM } }),
+    on(MissingCredentialsError, { headers: { "WWW-Authenticate": () => REALM } }),
   ),
   "invalid-token": row(
     401,
     "Invalid token",
-    on({
-      error: InvalidTokenError,
+    on(InvalidTokenError, {
       headers: {
         "WWW-Authenticate": (error) =>
           `${REALM}, error="invalid_token", error_description="${quoted(error.message)}"`,
@@ -77,78 +79,61 @@ const ROWS = {
   "insufficient-scope": row(
     403,
     "Insufficient scope",
-    on({
-      error: InsufficientScopeError,
+    on(InsufficientScopeError, {
       headers: {
         "WWW-Authenticate": (error) =>
           `${REALM}, error="insufficient_scope", scope="${error.scope}"`,
       },
     }),
   ),
-  "origin-not-allowed": row(403, "Origin not allowed", on({ error: OriginNotAllowedError })),
-  "not-found": row(
-    404,
-    "Not found",
-    on({ error: RouteNotFoundError }),
-    on({ error: CustomerNotFoundError }),
-  ),
+  "origin-not-allowed": row(403, "Origin not allowed", on(OriginNotAllowedError)),
+  "not-found": row(404, "Not found", on(RouteNotFoundError), on(CustomerNotFoundError)),
   "method-not-allowed": row(
     405,
     "Method not allowed",
-    on({ error: MethodNotAllowedError, headers: { "Allow": (error) => error.allow.join(", ") } }),
+    on(MethodNotAllowedError, { headers: { "Allow": (error) => error.allow.join(", ") } }),
   ),
-  "email-taken": row(409, "Email already in use", on({ error: EmailTakenError })),
-  "idempotency-key-in-flight": row(
-    409,
-    "Request in flight",
-    on({ error: IdempotencyKeyInFlightError }),
-  ),
-  "precondition-failed": row(412, "Precondition failed", on({ error: VersionMismatchError })),
-  "body-too-large": row(413, "Request body too large", on({ error: BodyTooLargeError })),
+  "email-taken": row(409, "Email already in use", on(EmailTakenError)),
+  "idempotency-key-in-flight": row(409, "Request in flight", on(IdempotencyKeyInFlightError)),
+  "precondition-failed": row(412, "Precondition failed", on(VersionMismatchError)),
+  "body-too-large": row(413, "Request body too large", on(BodyTooLargeError)),
   "unsupported-media-type": row(
     415,
     "Unsupported media type",
-    on({
-      error: UnsupportedMediaTypeError,
+    on(UnsupportedMediaTypeError, {
       headers: { "Accept": (error) => error.accepted.join(", ") },
     }),
   ),
   "validation-error": row(
     422,
     "The request body is invalid",
-    on({
-      error: ValidationError,
+    on(ValidationError, {
       detail: "The request body breaks one or more field rules; see errors",
       members: { errors: (error) => error.violations },
     }),
   ),
-  "idempotency-key-reused": row(
-    422,
-    "Idempotency key reused",
-    on({ error: IdempotencyKeyReusedError }),
-  ),
+  "idempotency-key-reused": row(422, "Idempotency key reused", on(IdempotencyKeyReusedError)),
   "rate-limited": row(
     429,
     "Too many requests",
-    on({ error: RateLimitedError, headers: { "Retry-After": (e) => String(e.retryAfter) } }),
+    on(RateLimitedError, { headers: { "Retry-After": (e) => String(e.retryAfter) } }),
   ),
   // Anything no row names lands here (see problem.ts).
   "internal-error": row(500, "Internal server error"),
   "key-set-unavailable": row(
     503,
     "Token keys unavailable",
-    on({ error: KeySetUnavailableError, headers: { "Retry-After": () => "30" } }),
+    on(KeySetUnavailableError, { headers: { "Retry-After": () => "30" } }),
   ),
   "storage-unavailable": row(
     503,
     "Storage unavailable",
-    on({ error: WriteFailedError, headers: { "Retry-After": () => "1" } }),
-    on({
-      error: StoreFailedError,
+    on(WriteFailedError, { headers: { "Retry-After": () => "1" } }),
+    on(StoreFailedError, {
       detail: "The service cannot store changes right now; nothing was changed",
     }),
   ),
-  "storage-full": row(507, "Insufficient storage", on({ error: StorageFullError })),
+  "storage-full": row(507, "Insufficient storage", on(StorageFullError)),
 };
 
 /** The slug of a problem type: the last part of its `type` URN. */
