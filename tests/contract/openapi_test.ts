@@ -125,6 +125,14 @@ Deno.test("each problem response documents the headers and members its problems 
   }
 });
 
+Deno.test("every header a problem sends is a shared header of the document", () => {
+  const { always, sometimes } = problemHeaders(Object.keys(PROBLEM_TYPES) as ProblemSlug[]);
+  for (const name of [...always, ...sometimes]) {
+    assert.ok(DOC.components.headers[name], `${name} is not in components.headers`);
+  }
+  assert.ok(sometimes.length >= 4, "found too few headers in the problem table");
+});
+
 Deno.test("every problem type is documented on some response with its status", () => {
   const documented = new Set<string>();
   const responses = [
