@@ -5,7 +5,7 @@ import { createHandler } from "../src/app.ts";
 import { createAuthenticator } from "../src/auth/authenticator.ts";
 import { SECRET_ALGORITHMS } from "../src/auth/key_sources.ts";
 import { TokenCache } from "../src/auth/token_cache.ts";
-import { type ApiModule, ModuleMismatchError, type Principal } from "../src/http/api_module.ts";
+import { type ApiModule, InvalidModuleError, type Principal } from "../src/http/api_module.ts";
 import { JSON_TYPE } from "../src/http/media_types.ts";
 import { json, operation, param, withHead } from "../src/openapi/openapi_operation.ts";
 
@@ -138,7 +138,7 @@ Deno.test("a module whose routes and description disagree is refused when the ap
     ...m,
     routes: [...m.routes, { pathname: "/api/notes", methods: m.routes[0].methods }],
   });
-  assert.throws(build(undocumented), ModuleMismatchError);
+  assert.throws(build(undocumented), InvalidModuleError);
   assert.throws(build(undocumented), /"GET \/api\/notes" is not documented/);
   const otherScope = (m: ApiModule): ApiModule => ({
     ...m,

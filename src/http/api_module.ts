@@ -42,11 +42,11 @@ export interface ApiModule extends ApiDescription {
 
 type Operation = { security?: Record<string, string[]>[] };
 
-/** A module whose route rows and description disagree; a programming error found at startup. */
-export class ModuleMismatchError extends Error {
+/** A module the app cannot plug in: its rows and description disagree or collide with another's. */
+export class InvalidModuleError extends Error {
   constructor(detail: string) {
     super(detail);
-    this.name = "ModuleMismatchError";
+    this.name = "InvalidModuleError";
   }
 }
 
@@ -68,15 +68,15 @@ export function checkModule(module: ApiModule): void {
       if (endpoint === undefined) continue;
       const name = `${method} ${path}`;
       const operation = module.paths[path]?.[method.toLowerCase()] as Operation | undefined;
-      if (operation === undefined) throw new ModuleMismatchError(`"${name}" is not documented`);
+      if (operation === undefined) throw new InvalidModuleError(`"${name}" is not documented`);
       const scopes = (operation.security ?? []).flatMap((entry) => Object.values(entry).flat());
       if (scopes.length !== 1 || scopes[0] !== endpoint.scope) {
-        throw new ModuleMismatchError(
+        throw new InvalidModuleError(
           `"${name}" requires "${endpoint.scope}" but is documented with "${scopes.join(" ")}"`,
         );
       }
       if (module.scopes[endpoint.scope] === undefined) {
-        throw new ModuleMismatchError(
+        throw new InvalidModuleError(
           `"${name}" requires the undeclared scope "${endpoint.scope}"`,
         );
       }
@@ -84,6 +84,6 @@ export function checkModule(module: ApiModule): void {
     }
   }
   for (const name of documented) {
-    throw new ModuleMismatchError(`"${name}" is documented, not routed`);
+    throw new InvalidModuleError(`"${name}" is documented, not routed`);
   }
 }

@@ -36,15 +36,14 @@ export function problemResponse(error: unknown, requestId: string): Response {
   return new Response(JSON.stringify(body), { status: type.status, headers });
 }
 
+/** The row of the error's class, or of the nearest ancestor class that has one. */
 function rowOf(error: unknown): [ProblemType, ProblemSource] | undefined {
   if (!(error instanceof Error)) return undefined;
-  for (
-    let proto = Object.getPrototypeOf(error);
-    proto !== null;
-    proto = Object.getPrototypeOf(proto)
-  ) {
-    const row = BY_PROTOTYPE.get(proto);
+  let prototype = Object.getPrototypeOf(error);
+  while (prototype !== null) {
+    const row = BY_PROTOTYPE.get(prototype);
     if (row !== undefined) return row;
+    prototype = Object.getPrototypeOf(prototype);
   }
   return undefined;
 }

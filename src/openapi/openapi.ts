@@ -1,5 +1,5 @@
 import { JSON_TYPE } from "../http/media_types.ts";
-import type { ApiDescription } from "../http/api_module.ts";
+import { type ApiDescription, InvalidModuleError } from "../http/api_module.ts";
 import { withRequestId } from "./openapi_operation.ts";
 import { PARAMETERS } from "./openapi_parameters.ts";
 import { HEADERS, headersOf, problemResponses } from "./openapi_responses.ts";
@@ -75,7 +75,7 @@ function scopesText(modules: readonly ApiDescription[]): string {
 function joinPaths(parts: readonly Record<string, Record<string, unknown>>[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [path, item] of parts.flatMap((part) => Object.entries(part))) {
-    if (paths[path] !== undefined) throw new Error(`Path "${path}" is described twice`);
+    if (paths[path] !== undefined) throw new InvalidModuleError(`"${path}" is described twice`);
     paths[path] = item;
   }
   return paths;
@@ -86,18 +86,13 @@ function moduleComponents(
   modules: readonly ApiDescription[],
   kernel: Record<string, Record<string, unknown>>,
 ): Record<string, Record<string, unknown>> {
-  const merged = Object.fromEntries(
-    Object.entries(kernel).map(([kind, named]) => [kind, { ...named }]),
-  );
-  for (
-    const [kind, named] of modules.flatMap((module) => Object.entries(module.components ?? {}))
-  ) {
+  const merged = structuredClone(kernel);
+  const added = modules.flatMap((module) => Object.entries(module.components ?? {}));
+  for (const [kind, named] of added) {
     for (const [name, component] of Object.entries(named)) {
       merged[kind] ??= {};
       if (merged[kind][name] !== undefined) {
-        throw new Error(
-          `Component "${kind}/${name}" is defined twice`,
-        );
+        throw new InvalidModuleError(`The component "${kind}/${name}" is defined twice`);
       }
       merged[kind][name] = component;
     }
