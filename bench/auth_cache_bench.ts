@@ -5,7 +5,9 @@
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWTVerifyGetKey, SignJWT } from "jose";
 import { monotonicFactory } from "ulid";
 import { createHandler } from "../src/app.ts";
-import { createAuthenticator, type Principal } from "../src/auth/authenticator.ts";
+import { createAuthenticator } from "../src/auth/authenticator.ts";
+import type { Principal } from "../src/http/api_module.ts";
+import { customerModule } from "../src/customers/customer_routes.ts";
 import { KEY_SET_ALGORITHMS, SECRET_ALGORITHMS, usableKeys } from "../src/auth/key_sources.ts";
 import { TokenCache } from "../src/auth/token_cache.ts";
 import { CustomerProjection } from "../src/read_model/projection.ts";
@@ -64,13 +66,12 @@ export async function runAuthCacheBench(options: AuthBenchOptions): Promise<Auth
     for (const scenario of await scenarios()) {
       const handler = (cache?: TokenCache<Principal>) =>
         createHandler({
-          service,
+          modules: [customerModule({ service, maxBodyBytes: 65536 })],
           authenticate: createAuthenticator({
             key: scenario.key,
             algorithms: scenario.algorithms,
             cache,
           }),
-          maxBodyBytes: 65536,
         });
       const [uncached, cached] = await alternate(
         [handler(), handler(new TokenCache<Principal>())],

@@ -1,13 +1,15 @@
-import type { Authenticate, Principal } from "./auth/authenticator.ts";
+import { type Authenticate, requireScope } from "./auth/authenticator.ts";
 import type { CorsPolicy } from "./http/cors.ts";
 import {
-  customerHandlers,
-  type Handler,
+  type ApiModule,
+  checkModule,
+  type Endpoint,
   type HandlerContext,
-} from "./customers/customer_handlers.ts";
+  type Principal,
+} from "./http/api_module.ts";
 import { JSON_TYPE } from "./http/media_types.ts";
 import { pathnameOf } from "./http/request_path.ts";
-import { docsPageResponse } from "./openapi/docs_page.ts";
+import { docsPage } from "./openapi/docs_page.ts";
 import {
   MethodNotAllowedError,
   OriginNotAllowedError,
@@ -15,12 +17,11 @@ import {
   RouteNotFoundError,
 } from "./http/errors.ts";
 import type { Metrics } from "./ops/metrics.ts";
-import { openApiResponse } from "./openapi/openapi.ts";
+import { buildOpenApiDocument, openApiPage } from "./openapi/openapi.ts";
 import { problemResponse } from "./http/problem.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf } from "./http/request_id.ts";
-import { type Params, type Route, Router } from "./http/router.ts";
-import type { CustomerService } from "./customers/customer_service.ts";
+import { type Params, Router } from "./http/router.ts";
 
 /**
  * Receives one finished request, for the access log (positional, so the hot path allocates no
@@ -36,10 +37,9 @@ export type RequestObserver = (
 
 /** Everything the HTTP handler is built from. */
 export interface AppDeps {
-  service: CustomerService;
+  /** The features served behind the auth gate; each brings its routes, scopes and description. */
+  modules: readonly ApiModule[];
   authenticate: Authenticate;
-  /** The request body limit in bytes. */
-  maxBodyBytes: number;
   /** Receives unexpected errors, those answered 500 (the client sees a generic message). */
   onError?: (error: unknown, requestId: string) => void;
   /** Receives every finished request. */
@@ -59,32 +59,23 @@ interface Outcome {
   rateHeaders?: Record<string, string>;
 }
 
-/** Builds the request handler: route tables, auth in front, one error boundary. */
+/**
+ * Builds the request handler: the modules' route rows behind the auth gate (token, then the
+ * endpoint's scope), the public routes, one error boundary and the headers every answer carries.
+ */
 export function createHandler(
   deps: AppDeps,
 ): (request: Request) => Response | Promise<Response> {
-  const customers = customerHandlers(deps.service, deps.maxBodyBytes);
-  const api = new Router<Handler>(
-    [
-      { pathname: "/api/customers", methods: { GET: customers.list, POST: customers.create } },
-      {
-        pathname: "/api/customers/:id",
-        methods: {
-          GET: customers.read,
-          PUT: customers.replace,
-          PATCH: customers.patch,
-          DELETE: customers.remove,
-        },
-      },
-    ] satisfies Route<Handler>[],
-  );
+  for (const module of deps.modules) checkModule(module);
+  const api = new Router<Endpoint>(deps.modules.flatMap((module) => module.routes));
+  const document = buildOpenApiDocument(deps.modules);
   const open = new Router<PublicHandler>([
     { pathname: "/healthz", methods: { GET: () => status("ok") } },
     { pathname: "/readyz", methods: { GET: () => status("ready") } },
     { pathname: "/metrics", methods: { GET: metricsPage } },
-    // The API description (contract §7): built once from src/openapi/openapi.ts.
-    { pathname: "/api/openapi.json", methods: { GET: openApiResponse } },
-    { pathname: "/docs", methods: { GET: docsPageResponse } },
+    // The API description (contract §7): assembled once from the modules' parts.
+    { pathname: "/api/openapi.json", methods: { GET: openApiPage(document) } },
+    { pathname: "/docs", methods: { GET: docsPage(document) } },
   ]);
 
   function metricsPage(): Response {
@@ -151,9 +142,9 @@ export function createHandler(
     return response;
   }
 
-  /** Rate-limits the caller, then runs the handler. */
+  /** Rate-limits the caller, checks the endpoint's scope, then runs its handler. */
   function dispatch(
-    found: { handler: Handler; params: Params },
+    found: { handler: Endpoint; params: Params },
     request: Request,
     requestId: string,
     outcome: Outcome,
@@ -164,7 +155,9 @@ export function createHandler(
       outcome.rateHeaders = deps.rateLimiter.headers(decision);
       if (!decision.allowed) throw new RateLimitedError(decision.retryAfter);
     }
-    return found.handler(request, new Context(request, found.params, requestId, principal));
+    const endpoint = found.handler;
+    requireScope(principal, endpoint.scope);
+    return endpoint.handler(request, new Context(request, found.params, requestId, principal));
   }
 
   function route(

@@ -2,7 +2,8 @@ import { monotonicFactory } from "ulid";
 import { createHandler } from "./app.ts";
 import { verificationKey } from "./auth/verification_key.ts";
 import { ConfigError, loadConfig } from "./config.ts";
-import { createAuthenticator, type Principal } from "./auth/authenticator.ts";
+import { createAuthenticator } from "./auth/authenticator.ts";
+import type { Principal } from "./http/api_module.ts";
 import { UnusableKeySetError } from "./auth/key_sources.ts";
 import { TokenCache } from "./auth/token_cache.ts";
 import { CorsPolicy } from "./http/cors.ts";
@@ -13,6 +14,7 @@ import { bufferedSink, createLogger, type LogLevel, requestLine } from "./ops/lo
 import { Persistence } from "./store/jsonl/compaction_policy.ts";
 import { CustomerProjection } from "./read_model/projection.ts";
 import { CustomerService } from "./customers/customer_service.ts";
+import { customerModule } from "./customers/customer_routes.ts";
 import { CorruptLogError, JsonlEventStore } from "./store/jsonl/jsonl_store.ts";
 import { StoreLockedError } from "./store/store_errors.ts";
 
@@ -82,7 +84,7 @@ async function main(): Promise<void> {
 
   const { key, algorithms, announce } = await verificationKey(config, log);
   const handler = createHandler({
-    service,
+    modules: [customerModule({ service, maxBodyBytes: config.maxBodyBytes })],
     authenticate: createAuthenticator({
       key,
       algorithms,
@@ -90,7 +92,6 @@ async function main(): Promise<void> {
       audience: config.jwtAudience,
       cache: new TokenCache<Principal>(),
     }),
-    maxBodyBytes: config.maxBodyBytes,
     onError: (error, requestId) =>
       log.error("unexpected error", { request_id: requestId, error: String(error) }),
     onRequest: logRequests ? (...fields) => sink.line(requestLine(...fields)) : undefined,

@@ -5,6 +5,7 @@ import { type Authenticate, createAuthenticator } from "../src/auth/authenticato
 import { SECRET_ALGORITHMS } from "../src/auth/key_sources.ts";
 import { CustomerProjection } from "../src/read_model/projection.ts";
 import { CustomerService } from "../src/customers/customer_service.ts";
+import { customerModule } from "../src/customers/customer_routes.ts";
 import { JsonlEventStore } from "../src/store/jsonl/jsonl_store.ts";
 
 const T0 = Date.UTC(2026, 10, 21, 10, 0, 0);
@@ -39,7 +40,7 @@ interface App {
 function appTest(
   name: string,
   body: (app: App) => Promise<void>,
-  override: Partial<AppDeps> = {},
+  override: Partial<AppDeps> & { maxBodyBytes?: number } = {},
 ): void {
   Deno.test(name, async () => {
     const dir = await Deno.makeTempDir({ prefix: "customer-app-test-" });
@@ -54,12 +55,12 @@ function appTest(
       });
       await service.replay();
       const errors: App["errors"] = [];
+      const { maxBodyBytes, ...deps } = override;
       const handler = createHandler({
-        service,
+        modules: [customerModule({ service, maxBodyBytes: maxBodyBytes ?? MAX_BODY })],
         authenticate: createAuthenticator({ key: SECRET, algorithms: SECRET_ALGORITHMS }),
-        maxBodyBytes: MAX_BODY,
         onError: (error, requestId) => errors.push({ error, requestId }),
-        ...override,
+        ...deps,
       });
       const bearer = `Bearer ${await token("customers:read customers:write")}`;
       const send: App["send"] = (method, path, init = {}) => {
@@ -499,7 +500,7 @@ appTest(
     await response.body?.cancel();
     assert.equal(errors.length, 0);
   },
-  { maxBodyBytes: 65536 } as Partial<AppDeps>,
+  { maxBodyBytes: 65536 },
 );
 
 appTest(
@@ -513,5 +514,5 @@ appTest(
     await response.body?.cancel();
     assert.equal(errors.length, 0);
   },
-  { maxBodyBytes: 65536 } as Partial<AppDeps>,
+  { maxBodyBytes: 65536 },
 );

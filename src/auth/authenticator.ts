@@ -5,14 +5,8 @@ import {
   KeySetUnavailableError,
   MissingCredentialsError,
 } from "../http/errors.ts";
+import type { Principal } from "../http/api_module.ts";
 import type { TokenCache } from "./token_cache.ts";
-
-/** The verified caller. */
-export interface Principal {
-  /** The token's `sub`, recorded as the actor of changes. */
-  sub: string;
-  scopes: ReadonlySet<string>;
-}
 
 /** How tokens are verified. */
 export interface AuthOptions {

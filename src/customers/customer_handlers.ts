@@ -2,63 +2,35 @@ import { isUlid } from "../domain/customer.ts";
 import { jsonOf } from "../read_model/customer_json.ts";
 import type { CustomerRecord } from "../read_model/projection.ts";
 import { CustomerNotFoundError } from "../domain/errors.ts";
-import type { ExpectedVersions } from "../domain/commands.ts";
-import type { Customer } from "../domain/customer.ts";
-import type { CustomerService, WriteContext } from "./customer_service.ts";
-import { type Principal, requireScope } from "../auth/authenticator.ts";
-import { READ_SCOPE, WRITE_SCOPE } from "../auth/scopes.ts";
+import type { CustomerService } from "./customer_service.ts";
+import type { HandlerContext } from "../http/api_module.ts";
 import { JSON_TYPE } from "../http/media_types.ts";
 import { readJsonBody } from "../http/body.ts";
 import { etag, ifNoneMatchHits, parseIfMatch } from "../http/conditional.ts";
 import { BadRequestError } from "../http/errors.ts";
 import { encodeCursor, parseListQuery } from "./list_query.ts";
-import type { Params } from "../http/router.ts";
-
-/** What a handler gets besides the request. */
-export interface HandlerContext {
-  url: URL;
-  params: Params;
-  requestId: string;
-  principal: Principal;
-}
-
-/** A route handler. */
-export type Handler = (request: Request, context: HandlerContext) => Promise<Response> | Response;
 
 const JSON_BODY = ["application/json"];
 const PATCH_BODY = ["application/merge-patch+json", "application/json"];
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
-/** The customer endpoints of contract §4, bound to a service. */
+/** The customer endpoints of contract §4, bound to a service; the app checks their scopes. */
 export function customerHandlers(service: CustomerService, maxBodyBytes: number) {
   const writeContext = (context: HandlerContext) => ({
     actor: context.principal.sub,
     requestId: context.requestId,
   });
 
-  /** PUT and PATCH: the customer must exist, then the body, then If-Match, then the change. */
-  async function change(
-    request: Request,
-    context: HandlerContext,
-    accepted: readonly string[],
-    apply: (
-      id: string,
-      body: unknown,
-      expected: ExpectedVersions | undefined,
-      context: WriteContext,
-    ) => Promise<Customer>,
-  ): Promise<Response> {
-    requireScope(context.principal, WRITE_SCOPE);
+  /** What PUT and PATCH read, in order: the customer must exist, then the body, then If-Match. */
+  async function readChange(request: Request, context: HandlerContext, accepted: string[]) {
     const id = live(service, context.params.id).id;
     const body = await readJsonBody(request, accepted, maxBodyBytes);
     const expected = parseIfMatch(request.headers.get("if-match"));
-    const customer = await apply(id, body, expected, writeContext(context));
-    return customerResponse(jsonOf(customer), customer.version, 200);
+    return { id, body, expected, write: writeContext(context) };
   }
 
   return {
     list(_request: Request, context: HandlerContext): Response {
-      requireScope(context.principal, READ_SCOPE);
       const query = parseListQuery(context.url.searchParams);
       const page = service.list(query);
       const next = page.more ? encodeCursor(page.items[page.items.length - 1].id) : null;
@@ -74,7 +46,6 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
     },
 
     async create(request: Request, context: HandlerContext): Promise<Response> {
-      requireScope(context.principal, WRITE_SCOPE);
       const key = request.headers.get("idempotency-key") ?? undefined;
       if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
         throw new BadRequestError("Idempotency-Key must be 1 to 255 printable ASCII characters");
@@ -88,7 +59,6 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
     },
 
     read(request: Request, context: HandlerContext): Response {
-      requireScope(context.principal, READ_SCOPE);
       const record = live(service, context.params.id);
       if (ifNoneMatchHits(request.headers.get("if-none-match"), record.version)) {
         return new Response(null, { status: 304, headers: { etag: etag(record.version) } });
@@ -96,16 +66,19 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
       return customerResponse(record.json, record.version, 200);
     },
 
-    replace(request: Request, context: HandlerContext): Promise<Response> {
-      return change(request, context, JSON_BODY, service.replace.bind(service));
+    async replace(request: Request, context: HandlerContext): Promise<Response> {
+      const { id, body, expected, write } = await readChange(request, context, JSON_BODY);
+      const customer = await service.replace(id, body, expected, write);
+      return customerResponse(jsonOf(customer), customer.version, 200);
     },
 
-    patch(request: Request, context: HandlerContext): Promise<Response> {
-      return change(request, context, PATCH_BODY, service.patch.bind(service));
+    async patch(request: Request, context: HandlerContext): Promise<Response> {
+      const { id, body, expected, write } = await readChange(request, context, PATCH_BODY);
+      const customer = await service.patch(id, body, expected, write);
+      return customerResponse(jsonOf(customer), customer.version, 200);
     },
 
     async remove(request: Request, context: HandlerContext): Promise<Response> {
-      requireScope(context.principal, WRITE_SCOPE);
       const id = live(service, context.params.id).id;
       const expected = parseIfMatch(request.headers.get("if-match"));
       await service.delete(id, expected, writeContext(context));

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { OPENAPI_DOCUMENT } from "./openapi.ts";
 import { METHODS } from "./openapi_operation.ts";
 
 // deno-lint-ignore no-explicit-any -- the document is rendered as untyped JSON
@@ -23,8 +22,6 @@ const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
 export const DOCS_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; ` +
   "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const DOC: Json = OPENAPI_DOCUMENT;
-
 /** Escapes text for HTML element content and quoted attribute values. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -38,10 +35,11 @@ function prose(text: string | undefined): string {
   ).join("");
 }
 
-function resolve(value: Json): Json {
+function resolve(doc: Json, value: Json): Json {
   if (typeof value?.$ref !== "string") return value;
   return resolve(
-    value.$ref.slice(2).split("/").reduce((node: Json, key: string) => node[key], DOC),
+    doc,
+    value.$ref.slice(2).split("/").reduce((node: Json, key: string) => node[key], doc),
   );
 }
 
@@ -76,11 +74,11 @@ function table(head: string[], rows: string[][]): string {
 
 const code = (text: string) => `<code>${escapeHtml(text)}</code>`;
 
-function responsesTable(responses: Json): string {
+function responsesTable(doc: Json, responses: Json): string {
   return table(
     ["status", "meaning", "body", "headers"],
     Object.entries(responses).map(([status, ref]) => {
-      const response = resolve(ref);
+      const response = resolve(doc, ref);
       const media = Object.entries(response.content ?? {}).map(([type, value]: [string, Json]) =>
         `${code(type)} ${escapeHtml(schemaText(value.schema))}`
       );
@@ -94,8 +92,16 @@ function responsesTable(responses: Json): string {
   );
 }
 
-function operationSection(path: string, method: string, op: Json, shared: Json[]): string {
-  const parameters = [...shared, ...op.parameters ?? []].map(resolve).map((p: Json) => [
+function operationSection(
+  doc: Json,
+  path: string,
+  method: string,
+  op: Json,
+  shared: Json[],
+): string {
+  const parameters = [...shared, ...op.parameters ?? []].map((p) => resolve(doc, p)).map((
+    p: Json,
+  ) => [
     code(p.name),
     escapeHtml(p.in),
     p.required ? "yes" : "no",
@@ -120,7 +126,7 @@ function operationSection(path: string, method: string, op: Json, shared: Json[]
     scopes.length > 0 ? `bearer token with scope ${scopes.map(code).join(", ")}` : "none"
   }</p>${parameters.length > 0 ? "<h4>Parameters</h4>" : ""}${
     table(["name", "in", "required", "schema", "description"], parameters)
-  }${body}<h4>Responses</h4>${responsesTable(op.responses)}</section>`;
+  }${body}<h4>Responses</h4>${responsesTable(doc, op.responses)}</section>`;
 }
 
 function schemaSection(name: string, schema: Json): string {
@@ -136,14 +142,14 @@ function schemaSection(name: string, schema: Json): string {
   }${table(["field", "required", "schema", "description"], rows)}</section>`;
 }
 
-function render(): string {
+function render(doc: Json): string {
   const operations: string[] = [];
   const toc: string[] = [];
-  for (const [path, item] of Object.entries(DOC.paths) as [string, Json][]) {
+  for (const [path, item] of Object.entries(doc.paths) as [string, Json][]) {
     for (const method of METHODS) {
       const op = item[method];
       if (op === undefined) continue;
-      operations.push(operationSection(path, method, op, item.parameters ?? []));
+      operations.push(operationSection(doc, path, method, op, item.parameters ?? []));
       toc.push(
         `<li><a href="#${
           escapeHtml(op.operationId)
@@ -153,38 +159,38 @@ function render(): string {
       );
     }
   }
-  const auth = Object.entries(DOC.components.securitySchemes).map(([name, s]: [string, Json]) =>
+  const auth = Object.entries(doc.components.securitySchemes).map(([name, s]: [string, Json]) =>
     `<p>${code(name)}: ${escapeHtml(`${s.type} ${s.scheme} (${s.bearerFormat})`)}</p>${
       prose(s.description)
     }`
   );
-  const schemas = Object.entries(DOC.components.schemas).map(([name, s]) => schemaSection(name, s));
+  const schemas = Object.entries(doc.components.schemas).map(([name, s]) => schemaSection(name, s));
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(DOC.info.title)} ${escapeHtml(DOC.info.version)} — API reference</title>
-<style>${STYLE}</style></head><body><header><h1>${escapeHtml(DOC.info.title)}</h1>
-<p class="muted">Version ${escapeHtml(DOC.info.version)} · OpenAPI ${escapeHtml(DOC.openapi)} ·
+<title>${escapeHtml(doc.info.title)} ${escapeHtml(doc.info.version)} — API reference</title>
+<style>${STYLE}</style></head><body><header><h1>${escapeHtml(doc.info.title)}</h1>
+<p class="muted">Version ${escapeHtml(doc.info.version)} · OpenAPI ${escapeHtml(doc.openapi)} ·
 the machine-readable document is at <a href="/api/openapi.json">/api/openapi.json</a></p>
-${prose(DOC.info.summary)}${prose(DOC.info.description)}</header>
+${prose(doc.info.summary)}${prose(doc.info.description)}</header>
 <nav><h2>Operations</h2><ul>${toc.join("")}</ul></nav><main><h2>Authentication</h2>${
     auth.join("")
   }<h2>Endpoints</h2>${operations.join("")}<h2>Requests no operation describes</h2>${
-    prose(DOC["x-unmatched-requests"].description)
-  }${responsesTable(DOC["x-unmatched-requests"].responses)}<h2>Schemas</h2>${
+    prose(doc["x-unmatched-requests"].description)
+  }${responsesTable(doc, doc["x-unmatched-requests"].responses)}<h2>Schemas</h2>${
     schemas.join("")
   }</main></body></html>\n`;
 }
 
-const PAGE = render();
-
-/** GET /docs: the reference page, rendered once from the OpenAPI document. */
-export function docsPageResponse(): Response {
-  return new Response(PAGE, {
-    headers: {
-      "content-type": "text/html; charset=utf-8",
-      "content-security-policy": DOCS_CSP,
-      "referrer-policy": "no-referrer",
-      "x-frame-options": "DENY",
-    },
-  });
+/** GET /docs: the reference page, rendered from the document on its first request. */
+export function docsPage(document: Record<string, unknown>): () => Response {
+  let page: string | undefined;
+  return () =>
+    new Response(page ??= render(document), {
+      headers: {
+        "content-type": "text/html; charset=utf-8",
+        "content-security-policy": DOCS_CSP,
+        "referrer-policy": "no-referrer",
+        "x-frame-options": "DENY",
+      },
+    });
 }

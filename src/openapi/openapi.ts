@@ -1,32 +1,13 @@
 import { JSON_TYPE } from "../http/media_types.ts";
-import {
-  BODY_PROBLEMS,
-  CHANGE_PROBLEMS,
-  json,
-  operation,
-  param,
-  schema,
-  withHead,
-  withRequestId,
-  WRITE_PROBLEMS,
-} from "./openapi_operation.ts";
+import { type ApiDescription, InvalidModuleError } from "../http/api_module.ts";
+import { withRequestId } from "./openapi_operation.ts";
 import { PARAMETERS } from "./openapi_parameters.ts";
-import { HEADERS, headersOf, problemResponses, type ResponseObject } from "./openapi_responses.ts";
+import { HEADERS, headersOf, problemResponses } from "./openapi_responses.ts";
 import { SCHEMAS } from "./openapi_schemas.ts";
+import { PUBLIC_PATHS } from "./public_paths.ts";
 
-const customerOk = (description: string, status = "200") => ({
-  [status]: { description, headers: headersOf(["ETag"]), content: json("Customer") },
-});
-
-const readiness = (
-  id: string,
-  summary: string,
-  description: string,
-  body: Record<string, ResponseObject>,
-) => withHead(operation({ operationId: id, summary, description, tag: "operations", ok: body }));
-
-/** Builds the document; the customer schemas come from the validator's own limits. */
-export function buildOpenApiDocument(): Record<string, unknown> {
+/** Builds the document from the modules' parts and the public paths. */
+export function buildOpenApiDocument(modules: readonly ApiDescription[]): Record<string, unknown> {
   return {
     openapi: "3.1.0",
     info: {
@@ -38,162 +19,12 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     servers: [{ url: "http://127.0.0.1:8000", description: "The default local address" }],
     tags: [
-      { name: "customers", description: "The customer resource (contract §3, §4)." },
+      ...modules.flatMap((module) => module.tags ?? []),
       { name: "operations", description: "Probes, metrics and this documentation (§7)." },
     ],
-    paths: withRequestId({
-      "/api/customers": {
-        ...withHead(operation({
-          operationId: "listCustomers",
-          summary: "List customers",
-          description: "Pages through live customers in ascending id order. Unknown or " +
-            "repeated query parameters answer 400; send the same filters with `cursor` (the " +
-            "`Link` header does).",
-          tag: "customers",
-          scope: "customers:read",
-          parameters: ["limit", "cursor", "email", "q"].map(param),
-          ok: {
-            "200": {
-              description: "One page of customers.",
-              headers: headersOf(["Link"]),
-              content: json("ListPage"),
-            },
-          },
-          problems: ["bad-request"],
-        })),
-        post: operation({
-          operationId: "createCustomer",
-          summary: "Create a customer",
-          description: "Creates a customer. With an `Idempotency-Key`, a repeat with the same " +
-            "body within 24 h answers the first response again with `Idempotent-Replayed: " +
-            "true`; the same key with another body answers 422, and while the first request is " +
-            "in flight 409.",
-          tag: "customers",
-          scope: "customers:write",
-          parameters: [param("Idempotency-Key")],
-          requestBody: { required: true, content: json("CustomerInput") },
-          ok: {
-            "201": {
-              description: "Created (or replayed); the body is the customer.",
-              headers: headersOf(["Location", "ETag", "Idempotent-Replayed"]),
-              content: json("Customer"),
-            },
-          },
-          problems: [
-            "bad-request",
-            ...BODY_PROBLEMS,
-            "email-taken",
-            "idempotency-key-in-flight",
-            "idempotency-key-reused",
-            ...WRITE_PROBLEMS,
-          ],
-        }),
-      },
-      "/api/customers/{id}": {
-        parameters: [param("id")],
-        ...withHead(operation({
-          operationId: "getCustomer",
-          summary: "Get a customer",
-          description: "Reads one live customer. `If-None-Match` with its ETag answers 304.",
-          tag: "customers",
-          scope: "customers:read",
-          parameters: [param("If-None-Match")],
-          ok: {
-            ...customerOk("The customer."),
-            "304": { description: "Not modified.", headers: headersOf(["ETag"]) },
-          },
-          problems: ["not-found"],
-        })),
-        put: operation({
-          operationId: "replaceCustomer",
-          summary: "Replace a customer",
-          description: "Replaces every mutable field: an optional field left out becomes " +
-            "`null` (`{}` for metadata).",
-          tag: "customers",
-          scope: "customers:write",
-          parameters: [param("If-Match")],
-          requestBody: { required: true, content: json("CustomerInput") },
-          ok: customerOk("The customer after the change, with its new ETag."),
-          problems: CHANGE_PROBLEMS,
-        }),
-        patch: operation({
-          operationId: "updateCustomer",
-          summary: "Update a customer (JSON Merge Patch)",
-          description: "Applies a JSON Merge Patch (RFC 7396); the result must be a valid " +
-            "customer.",
-          tag: "customers",
-          scope: "customers:write",
-          parameters: [param("If-Match")],
-          requestBody: {
-            required: true,
-            content: {
-              "application/merge-patch+json": { schema: schema("CustomerPatch") },
-              "application/json": { schema: schema("CustomerPatch") },
-            },
-          },
-          ok: customerOk("The customer after the change, with its new ETag."),
-          problems: CHANGE_PROBLEMS,
-        }),
-        delete: operation({
-          operationId: "deleteCustomer",
-          summary: "Delete a customer",
-          description: "Deletes the customer; afterwards it is 404 and its email is free again.",
-          tag: "customers",
-          scope: "customers:write",
-          parameters: [param("If-Match")],
-          ok: { "204": { description: "Deleted." } },
-          problems: ["not-found", "precondition-failed", ...WRITE_PROBLEMS],
-        }),
-      },
-      "/healthz": readiness("getHealth", "Liveness probe", "200 while the process runs.", {
-        "200": { description: "Alive.", content: json("Health") },
-      }),
-      "/readyz": readiness(
-        "getReadiness",
-        "Readiness probe",
-        "200 once the event log is replayed. The port only opens after replay, so a client " +
-          "that can connect sees 200.",
-        { "200": { description: "Ready.", content: json("Health") } },
-      ),
-      "/metrics": readiness(
-        "getMetrics",
-        "Prometheus metrics",
-        "Requests by route and status, latency histogram, events appended, fsync latency, " +
-          "customers live.",
-        {
-          "200": {
-            description: "Prometheus text exposition format 0.0.4.",
-            content: { "text/plain": { schema: { type: "string" } } },
-          },
-        },
-      ),
-      "/api/openapi.json": readiness(
-        "getOpenApiDocument",
-        "This OpenAPI document",
-        "The OpenAPI 3.1 description of the service.",
-        {
-          "200": {
-            description: "The document.",
-            content: { "application/json": { schema: { type: "object" } } },
-          },
-        },
-      ),
-      "/docs": readiness(
-        "getDocsPage",
-        "API reference page",
-        "A self-contained HTML page rendered from this document; it loads nothing else.",
-        {
-          "200": {
-            description: "The page.",
-            content: { "text/html": { schema: { type: "string" } } },
-          },
-        },
-      ),
-    }),
+    paths: withRequestId(joinPaths([...modules.map((module) => module.paths), PUBLIC_PATHS])),
     components: {
-      schemas: SCHEMAS,
-      parameters: PARAMETERS,
-      headers: HEADERS,
+      ...moduleComponents(modules, { schemas: SCHEMAS, parameters: PARAMETERS, headers: HEADERS }),
       responses: {
         UnknownPath: problemResponses(["not-found"])["404"],
         MethodNotAllowed: problemResponses(["method-not-allowed"])["405"],
@@ -206,8 +37,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           scheme: "bearer",
           bearerFormat: "JWT",
           description: "A JWT in `Authorization: Bearer …`. Scopes come from `scope` " +
-            "(space-separated) or `scp`: `customers:read` allows GET and HEAD, " +
-            "`customers:write` allows POST, PUT, PATCH and DELETE.",
+            `(space-separated) or \`scp\`: ${scopesText(modules)}.`,
         },
       },
     },
@@ -235,11 +65,43 @@ const INFO_DESCRIPTION = [
   "(422), email uniqueness (409).",
 ].join("\n\n");
 
-/** The document, built once. */
-export const OPENAPI_DOCUMENT: Readonly<Record<string, unknown>> = buildOpenApiDocument();
-const OPENAPI_JSON = JSON.stringify(OPENAPI_DOCUMENT);
+/** Each module's scopes with what they allow, in one sentence. */
+function scopesText(modules: readonly ApiDescription[]): string {
+  const scopes = modules.flatMap((module) => Object.entries(module.scopes));
+  return scopes.map(([name, allows]) => `\`${name}\` ${allows}`).join(", ");
+}
 
-/** GET /api/openapi.json. */
-export function openApiResponse(): Response {
-  return new Response(OPENAPI_JSON, { headers: { "content-type": JSON_TYPE } });
+/** The path items of every part; a path can be described by one part only. */
+function joinPaths(parts: readonly Record<string, Record<string, unknown>>[]) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [path, item] of parts.flatMap((part) => Object.entries(part))) {
+    if (paths[path] !== undefined) throw new InvalidModuleError(`"${path}" is described twice`);
+    paths[path] = item;
+  }
+  return paths;
+}
+
+/** The kernel's components with the modules' own added; a name can be defined only once. */
+function moduleComponents(
+  modules: readonly ApiDescription[],
+  kernel: Record<string, Record<string, unknown>>,
+): Record<string, Record<string, unknown>> {
+  const merged = structuredClone(kernel);
+  const added = modules.flatMap((module) => Object.entries(module.components ?? {}));
+  for (const [kind, named] of added) {
+    for (const [name, component] of Object.entries(named)) {
+      merged[kind] ??= {};
+      if (merged[kind][name] !== undefined) {
+        throw new InvalidModuleError(`The component "${kind}/${name}" is defined twice`);
+      }
+      merged[kind][name] = component;
+    }
+  }
+  return merged;
+}
+
+/** GET /api/openapi.json: the document, serialised once. */
+export function openApiPage(document: Record<string, unknown>): () => Response {
+  const json = JSON.stringify(document);
+  return () => new Response(json, { headers: { "content-type": JSON_TYPE } });
 }

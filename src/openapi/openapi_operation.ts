@@ -1,9 +1,5 @@
-import {
-  headersOf,
-  problemResponses,
-  type ProblemSlug,
-  type ResponseObject,
-} from "./openapi_responses.ts";
+import type { ProblemSlug } from "../http/problem_types.ts";
+import { headersOf, problemResponses, type ResponseObject } from "./openapi_responses.ts";
 
 /** An OpenAPI operation object. */
 export type Operation = Record<string, unknown> & {
@@ -44,22 +40,14 @@ export const BODY_PROBLEMS: ProblemSlug[] = [
 /** The problems of appending to the event log. */
 export const WRITE_PROBLEMS: ProblemSlug[] = ["storage-unavailable", "storage-full"];
 
-/** What a PUT or PATCH of an existing customer can answer besides the common problems. */
-export const CHANGE_PROBLEMS: ProblemSlug[] = [
-  "not-found",
-  ...BODY_PROBLEMS,
-  "precondition-failed",
-  "email-taken",
-  ...WRITE_PROBLEMS,
-];
-
 /** What differs between operations; the rest is derived. */
 export interface Spec {
   operationId: string;
   summary: string;
   description: string;
-  tag: "customers" | "operations";
-  scope?: "customers:read" | "customers:write";
+  tag: string;
+  /** The scope a caller needs; none means a public operation (no token, no rate limit). */
+  scope?: string;
   parameters?: unknown[];
   requestBody?: unknown;
   ok: Record<string, ResponseObject>;

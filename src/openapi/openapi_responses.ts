@@ -1,36 +1,11 @@
 import type { Schema } from "./openapi_schemas.ts";
-
-/** Every problem type the server answers with (the URN ends in the key), its status and title. */
-export const PROBLEM_TYPES = {
-  "bad-request": { status: 400, title: "Bad request" },
-  "malformed-body": { status: 400, title: "Malformed request body" },
-  "unauthenticated": { status: 401, title: "Authentication required" },
-  "invalid-token": { status: 401, title: "Invalid token" },
-  "insufficient-scope": { status: 403, title: "Insufficient scope" },
-  "origin-not-allowed": { status: 403, title: "Origin not allowed" },
-  "not-found": { status: 404, title: "Not found" },
-  "method-not-allowed": { status: 405, title: "Method not allowed" },
-  "email-taken": { status: 409, title: "Email already in use" },
-  "idempotency-key-in-flight": { status: 409, title: "Request in flight" },
-  "precondition-failed": { status: 412, title: "Precondition failed" },
-  "body-too-large": { status: 413, title: "Request body too large" },
-  "unsupported-media-type": { status: 415, title: "Unsupported media type" },
-  "validation-error": { status: 422, title: "The request body is invalid" },
-  "idempotency-key-reused": { status: 422, title: "Idempotency key reused" },
-  "rate-limited": { status: 429, title: "Too many requests" },
-  "internal-error": { status: 500, title: "Internal server error" },
-  "key-set-unavailable": { status: 503, title: "Token keys unavailable" },
-  "storage-unavailable": { status: 503, title: "Storage unavailable" },
-  "storage-full": { status: 507, title: "Insufficient storage" },
-} as const;
-
-/** The slug of a problem type. */
-export type ProblemSlug = keyof typeof PROBLEM_TYPES;
-
-/** The full `type` URN of a problem slug. */
-export function problemType(slug: ProblemSlug): string {
-  return `urn:problem-type:customer-api:${slug}`;
-}
+import {
+  PROBLEM_TYPES,
+  problemHeaders,
+  problemMembers,
+  type ProblemSlug,
+  problemType,
+} from "../http/problem_types.ts";
 
 /** An OpenAPI response object. */
 export type ResponseObject = Record<string, unknown>;
@@ -111,14 +86,6 @@ export function headersOf(names: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(all.map((name) => [name, headerRef(name)]));
 }
 
-const HEADERS_BY_STATUS: Record<number, string[]> = {
-  401: ["WWW-Authenticate"],
-  403: ["WWW-Authenticate"],
-  405: ["Allow"],
-  415: ["Accept"],
-  429: ["Retry-After"],
-};
-
 /**
  * The problem responses for a set of problem types, grouped by status: each names exactly the
  * types it can carry, so the document says which `type` a client can expect with each status.
@@ -134,13 +101,10 @@ export function problemResponses(
   }
   const responses: Record<string, ResponseObject> = {};
   for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
-    // WWW-Authenticate only comes with the bearer problems, not with a refused CORS origin.
-    const statusHeaders = status === 403 && !group.includes("insufficient-scope")
-      ? []
-      : HEADERS_BY_STATUS[status] ?? [];
-    const headers = headersOf([...statusHeaders, ...extraHeaders]);
-    // Only some 503s know when to come back, so Retry-After is optional there.
-    if (status === 503) headers["Retry-After"] = { ...HEADERS["Retry-After"], required: false };
+    const { always, sometimes } = problemHeaders(group);
+    const headers = headersOf([...always, ...extraHeaders]);
+    // A header only some of the group's errors send (Retry-After on a 503) is optional.
+    for (const name of sometimes) headers[name] = { ...HEADERS[name], required: false };
     responses[String(status)] = {
       description: group.map((slug) => `${PROBLEM_TYPES[slug].title} (\`${slug}\`)`).join("; "),
       headers,
@@ -153,26 +117,33 @@ export function problemResponses(
               type: { enum: group.map(problemType) },
               status: { const: status },
             },
-            // A validation problem lists every broken rule (contract §5).
-            ...group.includes("validation-error")
-              ? {
-                if: { properties: { type: { const: problemType("validation-error") } } },
-                then: {
-                  required: ["errors"],
-                  properties: {
-                    errors: {
-                      type: "array",
-                      items: { $ref: "#/components/schemas/Violation" },
-                      minItems: 1,
-                    },
-                  },
-                },
-              }
-              : {},
+            // A problem with members of its own, such as a validation problem's errors (§5).
+            ...membersRule(group),
           },
         },
       },
     };
   }
   return responses;
+}
+
+/** The schemas of the members beyond RFC 9457's that the problem table names. */
+const MEMBER_SCHEMAS: Record<string, Schema> = {
+  // A validation problem lists every broken rule (contract §5).
+  errors: { type: "array", items: { $ref: "#/components/schemas/Violation" }, minItems: 1 },
+};
+
+/** Requires, for the one type of a group that has members, those members. */
+function membersRule(group: readonly ProblemSlug[]): Record<string, unknown> {
+  const [slug, ...more] = group.filter((slug) => problemMembers(slug).length > 0);
+  if (slug === undefined) return {};
+  if (more.length > 0) throw new Error(`Two problems with members share a status: "${slug}"`);
+  const members = problemMembers(slug);
+  return {
+    if: { properties: { type: { const: problemType(slug) } } },
+    then: {
+      required: members,
+      properties: Object.fromEntries(members.map((name) => [name, MEMBER_SCHEMAS[name]])),
+    },
+  };
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { SignJWT } from "jose";
-import { createAuthenticator, type Principal } from "../../src/auth/authenticator.ts";
+import { createAuthenticator } from "../../src/auth/authenticator.ts";
+import type { Principal } from "../../src/http/api_module.ts";
 import { InvalidTokenError } from "../../src/http/errors.ts";
 import { SECRET_ALGORITHMS } from "../../src/auth/key_sources.ts";
 import { TokenCache } from "../../src/auth/token_cache.ts";

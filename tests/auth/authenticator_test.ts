@@ -3,9 +3,9 @@ import { SignJWT } from "jose";
 import {
   createAuthenticator,
   MAX_TOKEN_BYTES,
-  type Principal,
   requireScope,
 } from "../../src/auth/authenticator.ts";
+import type { Principal } from "../../src/http/api_module.ts";
 import { READ_SCOPE, WRITE_SCOPE } from "../../src/auth/scopes.ts";
 import {
   InsufficientScopeError,

@@ -5,6 +5,7 @@ import {
   contractViolations,
   type ReceivedResponse,
 } from "../support/contract.ts";
+import { PROBLEM_TYPES, type ProblemSlug } from "../../src/http/problem_types.ts";
 
 const ID = "01JDQ8Z5K3M4N5P6Q7R8S9T0VW";
 const CUSTOMER = {
@@ -39,7 +40,7 @@ function response(
 function problem(status: number, slug: string, extra: Record<string, string> = {}) {
   const body = {
     type: `urn:problem-type:customer-api:${slug}`,
-    title: "t",
+    title: PROBLEM_TYPES[slug as ProblemSlug]?.title ?? "t",
     status,
     detail: "d",
     request_id: "req-1",
@@ -169,6 +170,15 @@ Deno.test("each kind of breach is named", () => {
       "/api/customers",
       problem(429, "rate-limited", { "retry-after": "soon" }),
       /header Retry-After must be integer/,
+    ],
+    [
+      "GET",
+      "/api/customers",
+      {
+        ...problem(400, "bad-request"),
+        text: problem(400, "bad-request").text.replace("Bad", "Odd"),
+      },
+      /problem "bad-request" says 400 "Odd request", its row 400 "Bad request"/,
     ],
   ];
   for (const [method, path, res, expected] of cases) {

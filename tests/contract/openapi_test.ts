@@ -5,16 +5,23 @@ import { LIMITS } from "../../src/domain/validation.ts";
 import { createAuthenticator } from "../../src/auth/authenticator.ts";
 import { SECRET_ALGORITHMS } from "../../src/auth/key_sources.ts";
 import { MAX_LIMIT } from "../../src/customers/list_query.ts";
-import { OPENAPI_DOCUMENT } from "../../src/openapi/openapi.ts";
+import { API_DOCUMENT } from "../support/api_document.ts";
+import { customerModule } from "../../src/customers/customer_routes.ts";
 import { METHODS } from "../../src/openapi/openapi_operation.ts";
-import { PROBLEM_TYPES, problemType } from "../../src/openapi/openapi_responses.ts";
+import {
+  PROBLEM_TYPES,
+  problemHeaders,
+  problemMembers,
+  type ProblemSlug,
+  problemType,
+} from "../../src/http/problem_types.ts";
 import { CustomerProjection } from "../../src/read_model/projection.ts";
 import { CustomerService } from "../../src/customers/customer_service.ts";
 import { JsonlEventStore } from "../../src/store/jsonl/jsonl_store.ts";
 
 // deno-lint-ignore no-explicit-any -- the document is walked as plain JSON
 type Json = any;
-const DOC: Json = OPENAPI_DOCUMENT;
+const DOC: Json = API_DOCUMENT;
 const SRC = new URL("../../src/", import.meta.url);
 const SOME_ID = "01JDQ8Z5K3M4N5P6Q7R8S9T0VW";
 
@@ -34,9 +41,8 @@ async function withHandler(
     await service.replay();
     const key = new TextEncoder().encode("openapi-test-secret-0123456789-abcdefghij");
     await body(createHandler({
-      service,
+      modules: [customerModule({ service, maxBodyBytes: 1024 })],
       authenticate: createAuthenticator({ key, algorithms: SECRET_ALGORITHMS }),
-      maxBodyBytes: 1024,
     }));
   } finally {
     await store.close();
@@ -56,7 +62,7 @@ Deno.test("GET /api/openapi.json serves the document as UTF-8 JSON, and /docs se
     const json = await handler(new Request("http://x/api/openapi.json"));
     assert.equal(json.status, 200);
     assert.equal(json.headers.get("content-type"), "application/json; charset=utf-8");
-    assert.deepEqual(await json.json(), JSON.parse(JSON.stringify(OPENAPI_DOCUMENT)));
+    assert.deepEqual(await json.json(), JSON.parse(JSON.stringify(API_DOCUMENT)));
     const docs = await handler(new Request("http://x/docs"));
     assert.equal(docs.status, 200);
     assert.equal(docs.headers.get("content-type"), "text/html; charset=utf-8");
@@ -66,10 +72,13 @@ Deno.test("GET /api/openapi.json serves the document as UTF-8 JSON, and /docs se
 });
 
 Deno.test("every route of the router is documented with exactly the methods it allows", async () => {
-  const app = await Deno.readTextFile(new URL("app.ts", SRC));
-  const routed = [...app.matchAll(/pathname: "([^"]+)"/g)]
+  // The public routes are rows of app.ts, the API's rows of the modules main.ts plugs in.
+  const sources = ["app.ts", "customers/customer_routes.ts"];
+  const text = (await Promise.all(sources.map((file) => Deno.readTextFile(new URL(file, SRC)))))
+    .join("\n");
+  const routed = [...text.matchAll(/pathname: "([^"]+)"/g)]
     .map((match) => match[1].replace(/:([a-z]+)/g, "{$1}"));
-  assert.ok(routed.length >= 7, `found only ${routed.length} routes in src/app.ts`);
+  assert.ok(routed.length >= 7, `found only ${routed.length} routes in ${sources.join(", ")}`);
   assert.deepEqual([...routed].sort(), Object.keys(DOC.paths).sort());
   await withHandler(async (handler) => {
     for (const path of routed) {
@@ -85,16 +94,43 @@ Deno.test("every route of the router is documented with exactly the methods it a
   });
 });
 
-Deno.test("the problem types of the document are exactly those src/http/problem.ts answers with", async () => {
-  const source = await Deno.readTextFile(new URL("http/problem.ts", SRC));
-  const answered = new Map<string, { status: number; title: string }>();
-  for (
-    const [, status, slug, title] of source.matchAll(/kind\((\d{3}), "([a-z-]+)", "([^"]+)"\)/g)
-  ) {
-    answered.set(slug, { status: Number(status), title });
+/** Every problem response of the document, with the slugs it names. */
+function problemResponseObjects(): { where: string; response: Json; slugs: ProblemSlug[] }[] {
+  const responses = [
+    ...operations().flatMap(({ path, method, op }) =>
+      Object.entries(op.responses).map(([status, r]) => [`${method} ${path} ${status}`, r])
+    ),
+    ...Object.entries(DOC.components.responses),
+  ] as [string, Json][];
+  return responses.flatMap(([where, response]) => {
+    const schema = response.content?.["application/problem+json"]?.schema;
+    if (schema === undefined) return [];
+    const slugs = schema.properties.type.enum.map((type: string) => type.split(":").pop());
+    return [{ where, response, slugs }];
+  });
+}
+
+Deno.test("each problem response documents the headers and members its problems send", () => {
+  for (const { where, response, slugs } of problemResponseObjects()) {
+    const { always, sometimes } = problemHeaders(slugs);
+    for (const name of always) {
+      assert.equal(response.headers[name]?.$ref, `#/components/headers/${name}`, where);
+    }
+    for (const name of sometimes) assert.equal(response.headers[name]?.required, false, where);
+    const schema = response.content["application/problem+json"].schema;
+    for (const slug of slugs.filter((slug) => problemMembers(slug).length > 0)) {
+      assert.equal(schema.if.properties.type.const, problemType(slug), where);
+      assert.deepEqual(schema.then.required, problemMembers(slug), where);
+    }
   }
-  assert.ok(answered.size >= 15, `found only ${answered.size} problem types in problem.ts`);
-  assert.deepEqual(Object.fromEntries(answered), { ...PROBLEM_TYPES });
+});
+
+Deno.test("every header a problem sends is a shared header of the document", () => {
+  const { always, sometimes } = problemHeaders(Object.keys(PROBLEM_TYPES) as ProblemSlug[]);
+  for (const name of [...always, ...sometimes]) {
+    assert.ok(DOC.components.headers[name], `${name} is not in components.headers`);
+  }
+  assert.ok(sometimes.length >= 4, "found too few headers in the problem table");
 });
 
 Deno.test("every problem type is documented on some response with its status", () => {

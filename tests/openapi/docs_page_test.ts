@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { DOCS_CSP, docsPageResponse, escapeHtml } from "../../src/openapi/docs_page.ts";
+import { DOCS_CSP, docsPage, escapeHtml } from "../../src/openapi/docs_page.ts";
+import { API_DOCUMENT } from "../support/api_document.ts";
 
 Deno.test("escapeHtml neutralises every character that could open markup or an attribute", () => {
   assert.equal(
@@ -10,7 +11,7 @@ Deno.test("escapeHtml neutralises every character that could open markup or an a
 });
 
 Deno.test("the docs page runs no script, loads nothing and its one style matches the CSP hash", async () => {
-  const response = docsPageResponse();
+  const response = docsPage({ ...API_DOCUMENT })();
   assert.equal(response.headers.get("content-security-policy"), DOCS_CSP);
   const html = await response.text();
   assert.doesNotMatch(html, /<script|\son[a-z]+=|\bsrc=|style="/i);

@@ -5,7 +5,8 @@
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { OPENAPI_DOCUMENT } from "../../src/openapi/openapi.ts";
+import { API_DOCUMENT } from "./api_document.ts";
+import { PROBLEM_TYPES } from "../../src/http/problem_types.ts";
 
 /** What the check needs of a response; the body must already be read. */
 export interface ReceivedResponse {
@@ -17,7 +18,7 @@ export interface ReceivedResponse {
 // deno-lint-ignore no-explicit-any -- the document is walked as untyped JSON
 type Json = any;
 
-const DOC: Json = OPENAPI_DOCUMENT;
+const DOC: Json = API_DOCUMENT;
 const SCHEMA_ID = "urn:customer-api:schemas:";
 const FETCH_NORMALISED = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
 
@@ -159,7 +160,19 @@ function checkResponse(documented: Json, response: ReceivedResponse, head: boole
   } catch {
     return [...violations, `the body is not JSON: "${excerpt(response)}"`];
   }
-  return [...violations, ...schemaViolations(media.schema, body, "body")];
+  violations.push(...schemaViolations(media.schema, body, "body"));
+  if (mediaType === "application/problem+json") violations.push(...problemRowViolations(body));
+  return violations;
+}
+
+/** Every problem the server sends is a row of its problem table, with that row's status and title. */
+function problemRowViolations(body: Json): string[] {
+  const row = Object.values(PROBLEM_TYPES).find((type) => type.type === body?.type);
+  if (row === undefined) return [`problem type "${body?.type}" is not in the problem table`];
+  if (row.status === body.status && row.title === body.title) return [];
+  return [
+    `problem "${row.slug}" says ${body.status} "${body.title}", its row ${row.status} "${row.title}"`,
+  ];
 }
 
 function checkAllow(item: Json, headers: Headers): string[] {

@@ -1,0 +1,89 @@
+import type { Params, Route } from "./router.ts";
+
+/** The verified caller. */
+export interface Principal {
+  /** The token's `sub`, recorded as the actor of changes. */
+  sub: string;
+  scopes: ReadonlySet<string>;
+}
+
+/** What a handler gets besides the request. */
+export interface HandlerContext {
+  url: URL;
+  params: Params;
+  requestId: string;
+  principal: Principal;
+}
+
+/** A module's route handler; it runs only for a caller holding its endpoint's scope. */
+export type Handler = (request: Request, context: HandlerContext) => Promise<Response> | Response;
+
+/** One method of a module's route: the scope the caller needs, checked before the handler runs. */
+export interface Endpoint {
+  scope: string;
+  handler: Handler;
+}
+
+/** What a module adds to the OpenAPI document; plain OpenAPI 3.1 objects. */
+export interface ApiDescription {
+  /** Path items by path template (`/api/customers/{id}`). */
+  paths: Record<string, Record<string, unknown>>;
+  /** The scopes its endpoints require, each with what it allows. */
+  scopes: Record<string, string>;
+  tags?: { name: string; description: string }[];
+  /** Components of its own, merged into the document's (each name may be defined once). */
+  components?: Partial<Record<"schemas" | "parameters" | "headers", Record<string, unknown>>>;
+}
+
+/** A feature plugged into the app: its route rows and their description. */
+export interface ApiModule extends ApiDescription {
+  routes: readonly Route<Endpoint>[];
+}
+
+type Operation = { security?: Record<string, string[]>[] };
+
+/** A module the app cannot plug in: its rows and description disagree or collide with another's. */
+export class InvalidModuleError extends Error {
+  constructor(detail: string) {
+    super(detail);
+    this.name = "InvalidModuleError";
+  }
+}
+
+/**
+ * Checks that a module documents exactly the methods it routes, each secured by the scope its
+ * endpoint requires, and declares every scope it uses.
+ */
+export function checkModule(module: ApiModule): void {
+  const documented = new Set<string>();
+  for (const [path, item] of Object.entries(module.paths)) {
+    for (const method of Object.keys(item)) {
+      if (method !== "parameters") documented.add(`${method.toUpperCase()} ${path}`);
+    }
+  }
+  for (const route of module.routes) {
+    const path = route.pathname.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
+    const { GET, HEAD = GET } = route.methods;
+    for (const [method, endpoint] of Object.entries({ ...route.methods, HEAD })) {
+      if (endpoint === undefined) continue;
+      const name = `${method} ${path}`;
+      const operation = module.paths[path]?.[method.toLowerCase()] as Operation | undefined;
+      if (operation === undefined) throw new InvalidModuleError(`"${name}" is not documented`);
+      const scopes = (operation.security ?? []).flatMap((entry) => Object.values(entry).flat());
+      if (scopes.length !== 1 || scopes[0] !== endpoint.scope) {
+        throw new InvalidModuleError(
+          `"${name}" requires "${endpoint.scope}" but is documented with "${scopes.join(" ")}"`,
+        );
+      }
+      if (module.scopes[endpoint.scope] === undefined) {
+        throw new InvalidModuleError(
+          `"${name}" requires the undeclared scope "${endpoint.scope}"`,
+        );
+      }
+      documented.delete(name);
+    }
+  }
+  for (const name of documented) {
+    throw new InvalidModuleError(`"${name}" is documented, not routed`);
+  }
+}

@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import {
+  CustomerNotFoundError,
+  EmailTakenError,
+  IdempotencyKeyInFlightError,
+  IdempotencyKeyReusedError,
+  ValidationError,
+  VersionMismatchError,
+} from "../../src/domain/errors.ts";
+import {
+  BadRequestError,
+  BodyTooLargeError,
+  InsufficientScopeError,
+  InvalidTokenError,
+  KeySetUnavailableError,
+  MalformedBodyError,
+  MethodNotAllowedError,
+  MissingCredentialsError,
+  OriginNotAllowedError,
+  RateLimitedError,
+  RouteNotFoundError,
+  UnsupportedMediaTypeError,
+} from "../../src/http/errors.ts";
+import { problemResponse } from "../../src/http/problem.ts";
+import {
+  PROBLEM_TYPES,
+  problemHeaders,
+  problemMembers,
+  type ProblemSlug,
+} from "../../src/http/problem_types.ts";
+import {
+  StorageFullError,
+  StoreFailedError,
+  WriteFailedError,
+} from "../../src/store/store_errors.ts";
+
+/** One instance of every error class the server maps to a problem. */
+const SAMPLES: Error[] = [
+  new BadRequestError("x"),
+  new MalformedBodyError("x"),
+  new MissingCredentialsError(),
+  new InvalidTokenError("x"),
+  new InsufficientScopeError("customers:write"),
+  new OriginNotAllowedError("https://evil.example"),
+  new RouteNotFoundError("/x"),
+  new CustomerNotFoundError("x"),
+  new MethodNotAllowedError("PUT", ["GET"]),
+  new EmailTakenError("ada@example.com"),
+  new IdempotencyKeyInFlightError(),
+  new VersionMismatchError(1),
+  new BodyTooLargeError(1),
+  new UnsupportedMediaTypeError(null, ["application/json"]),
+  new ValidationError([{ pointer: "/name", detail: "is required" }]),
+  new IdempotencyKeyReusedError(),
+  new RateLimitedError(3),
+  new KeySetUnavailableError(),
+  new WriteFailedError(new Error("EIO")),
+  new StoreFailedError(new Error("EIO")),
+  new StorageFullError(new Error("ENOSPC")),
+];
+
+Deno.test("every error class of the problem table answers its row's status, title and type", async () => {
+  const tabled = Object.values(PROBLEM_TYPES).flatMap((type) =>
+    type.sources.map((source) => ({ type, error: source.error }))
+  );
+  assert.deepEqual(
+    tabled.map(({ error }) => error.name).sort(),
+    SAMPLES.map((sample) => sample.constructor.name).sort(),
+    "a table row without a sample here (or a sample without a row)",
+  );
+  for (const { type, error } of tabled) {
+    const sample = SAMPLES.find((candidate) => candidate.constructor === error)!;
+    const response = problemResponse(sample, "req-1");
+    const body = await response.json();
+    assert.equal(response.status, type.status, error.name);
+    assert.deepEqual([body.type, body.title, body.status], [type.type, type.title, type.status]);
+  }
+});
+
+Deno.test("every problem type has its own URN ending in its slug, and one title", () => {
+  const types = Object.values(PROBLEM_TYPES);
+  assert.equal(new Set(types.map((type) => type.type)).size, types.length);
+  for (const type of types) {
+    assert.equal(type.type, `urn:problem-type:customer-api:${type.slug}`);
+    assert.ok(type.status >= 400 && type.status <= 599, type.slug);
+  }
+});
+
+Deno.test("a subclass of a tabled error answers its parent's problem", async () => {
+  class ReservedNameError extends BadRequestError {}
+  const body = await problemResponse(new ReservedNameError("x"), "req-1").json();
+  assert.equal(body.type, PROBLEM_TYPES["bad-request"].type);
+});
+
+Deno.test("a header only some of a group's errors send is optional, one all send is not", () => {
+  const of = (...slugs: ProblemSlug[]) => problemHeaders(slugs);
+  assert.deepEqual(of("key-set-unavailable"), { always: ["Retry-After"], sometimes: [] });
+  assert.deepEqual(of("key-set-unavailable", "storage-unavailable"), {
+    always: [],
+    sometimes: ["Retry-After"],
+  });
+  assert.deepEqual(of("unauthenticated", "invalid-token"), {
+    always: ["WWW-Authenticate"],
+    sometimes: [],
+  });
+  assert.deepEqual(of("origin-not-allowed"), { always: [], sometimes: [] });
+});
+
+Deno.test("only a validation problem carries members beyond RFC 9457's: errors", () => {
+  const withMembers = Object.values(PROBLEM_TYPES).filter((type) =>
+    problemMembers(type.slug as ProblemSlug).length > 0
+  );
+  assert.deepEqual(withMembers.map((type) => type.slug), ["validation-error"]);
+  assert.deepEqual(problemMembers("validation-error"), ["errors"]);
+});
