@@ -1,5 +1,5 @@
 import { isUlid } from "../domain/customer.ts";
-import { jsonOf } from "../read_model/customer_json.ts";
+import { customerText } from "../read_model/customer_text.ts";
 import type { CustomerRecord } from "../read_model/projection.ts";
 import { CustomerNotFoundError } from "../domain/errors.ts";
 import type { ExpectedVersions } from "../domain/commands.ts";
@@ -53,7 +53,7 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
     const body = await readJsonBody(request, accepted, maxBodyBytes);
     const expected = parseIfMatch(request.headers.get("if-match"));
     const customer = await apply(id, body, expected, writeContext(context));
-    return customerResponse(jsonOf(customer), customer.version, 200);
+    return customerResponse(customerText(customer), customer.version, 200);
   }
 
   return {
@@ -81,7 +81,7 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
       }
       const body = await readJsonBody(request, JSON_BODY, maxBodyBytes);
       const { customer, replayed } = await service.create(body, writeContext(context), key);
-      const response = customerResponse(jsonOf(customer), customer.version, 201);
+      const response = customerResponse(customerText(customer), customer.version, 201);
       response.headers.set("location", `/api/customers/${customer.id}`);
       if (replayed) response.headers.set("idempotent-replayed", "true");
       return response;
