@@ -8,10 +8,13 @@ export function nameOrEmailMatcher(q: string | undefined): (record: { json: stri
   if (q === undefined) return () => true;
   const needle = q.toLowerCase();
   // JSON escapes some characters; a needle that needs escaping is searched for as JSON would write it.
-  const escaped = JSON.stringify(q).slice(1, -1).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const candidate = new RegExp(escaped, "i");
+  const escaped = JSON.stringify(needle).slice(1, -1).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  // With the u flag, the i flag folds case as Unicode does: every character whose lower case is in
+  // the needle matches, but for İ (U+0130), whose lower case is two ("i" and U+0307).
+  const candidate = new RegExp(escaped, "iu");
+  const dottedI = needle.includes("i") || needle.includes("\u0307");
   return (record) => {
-    if (!candidate.test(record.json)) return false;
+    if (!candidate.test(record.json) && !(dottedI && record.json.includes("\u0130"))) return false;
     const customer = JSON.parse(record.json) as Customer;
     return customer.name.toLowerCase().includes(needle) ||
       customer.email.toLowerCase().includes(needle);
