@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Customer } from "../../src/domain/customer.ts";
 import { canonicalFacts, customerFacts } from "../../src/read_model/customer_facts.ts";
-import { CUSTOMER_FIELDS, customerText } from "../../src/read_model/customer_text.ts";
+import { customerText } from "../../src/read_model/customer_text.ts";
 import { CustomerGenerator } from "../support/generated_customers.ts";
 import { seededRandom, seedFrom } from "../support/prng.ts";
 
@@ -25,7 +25,7 @@ Deno.test(`the fast path reads every generated customer's canonical text as JSON
     const customer = generate.customer();
     const text = customerText(customer);
     const fast = canonicalFacts(text);
-    // A reorder of CUSTOMER_FIELDS that moves id, name, email or version fails here.
+    // A change of the canonical order that moves id, name, email or version fails here.
     assert.notEqual(fast, undefined, `canonical text missed the fast path: ${text}`);
     assert.deepEqual(fast, factsByParsing(text), text);
     assert.deepEqual(customerFacts(text), factsByParsing(text), text);
@@ -34,15 +34,16 @@ Deno.test(`the fast path reads every generated customer's canonical text as JSON
 
 Deno.test(`text in any other field order never misleads the fast path and customerFacts still agrees with JSON.parse (FACTS_SEED=${seed})`, () => {
   const generate = new CustomerGenerator(seededRandom(seed ^ 0x5eed));
+  const canonical = Object.keys(JSON.parse(customerText(generate.customer())));
   const orders = [
-    [...CUSTOMER_FIELDS].reverse(),
-    ["version", ...CUSTOMER_FIELDS.filter((field) => field !== "version")],
-    ["id", "email", "name", ...CUSTOMER_FIELDS.slice(3)],
-    ["name", "id", ...CUSTOMER_FIELDS.slice(2)],
+    [...canonical].reverse(),
+    ["version", ...canonical.filter((field) => field !== "version")],
+    ["id", "email", "name", ...canonical.slice(3)],
+    ["name", "id", ...canonical.slice(2)],
   ];
   for (let i = 0; i < COUNT; i++) {
     const customer = generate.customer();
-    for (const order of [...orders, shuffled(CUSTOMER_FIELDS, generate)]) {
+    for (const order of [...orders, shuffled(canonical, generate)]) {
       const text = textInOrder(customer, order);
       const fast = canonicalFacts(text);
       if (fast !== undefined) assert.deepEqual(fast, factsByParsing(text), text);
