@@ -66,21 +66,21 @@ export class CustomerGenerator {
 
   /** An odd but valid customer, made by decide from a create command. */
   customer(): Customer {
-    const body: Record<string, unknown> = { name: this.name(), email: this.email() };
+    const body: Record<string, unknown> = { name: this.#name(), email: this.#email() };
     if (this.int(3) > 0) {
-      body.phone = this.int(4) === 0 ? null : `+${this.digits(2 + this.int(14))}`;
+      body.phone = this.int(4) === 0 ? null : `+${this.#digits(2 + this.int(14))}`;
     }
-    if (this.int(3) > 0) body.address = this.int(4) === 0 ? null : this.address();
-    if (this.int(3) > 0) body.metadata = this.metadata();
-    const time = new Date(Date.UTC(2000, 0, 1) + this.int(2 ** 40)).toISOString();
+    if (this.int(3) > 0) body.address = this.int(4) === 0 ? null : this.#address();
+    if (this.int(3) > 0) body.metadata = this.#metadata();
+    const time = this.#timestamp();
     const state = { get: () => undefined, emailOwner: () => undefined };
     const event = decide({ type: "CreateCustomer", body }, state, {
       now: () => time,
-      newId: () => this.ulid(),
+      newId: () => this.#ulid(),
     });
     // Versions from 1 to 15 digits, log-uniform, as updates would leave them.
     const version = Math.max(1, Math.floor(10 ** (this.#random() * 15)));
-    return { ...event.data!, updated_at: this.int(2) === 0 ? time : this.ulidTime(), version };
+    return { ...event.data!, updated_at: this.int(2) === 0 ? time : this.#timestamp(), version };
   }
 
   /** Text of 1 to `max` code points mixing plain letters and odd pieces. */
@@ -99,30 +99,31 @@ export class CustomerGenerator {
   }
 
   /** A name that survives trimming: odd text between two plain letters. */
-  name(): string {
+  #name(): string {
     return `${this.pick(["A", "é", "Σ", "İ", "K"])}${this.text(150)}${this.pick(["z", "ß", "Ω"])}`;
   }
 
   /** A valid email: a dot-atom local part of any atext, a DNS domain, any case. */
-  email(): string {
+  #email(): string {
     for (;;) {
       const atoms = Array.from(
         { length: 1 + this.int(3) },
-        () => this.chars(ATEXT, 1 + this.int(8)),
+        () => this.#chars(ATEXT, 1 + this.int(8)),
       );
       const labels = Array.from(
         { length: 1 + this.int(3) },
-        () => this.chars("abcXYZ019", 1 + this.int(10)),
+        () => this.#chars("abcXYZ019", 1 + this.int(10)),
       );
       const top = this.int(5) === 0
-        ? `xn--${this.chars("abc123", 4)}`
-        : this.chars("comORGde", 2 + this.int(4));
+        ? `xn--${this.#chars("abc123", 4)}`
+        : this.#chars("comORGde", 2 + this.int(4));
       const email = `${atoms.join(".")}@${[...labels, top].join(".")}`;
       if (isValidEmail(email)) return email;
     }
   }
 
-  address(): Record<string, string | null> {
+  /** Some address fields (missing, null or odd text) and maybe a country. */
+  #address(): Record<string, string | null> {
     const address: Record<string, string | null> = {};
     for (const field of ["line1", "line2", "city", "region", "postal_code"]) {
       if (this.int(2) === 0) address[field] = this.int(5) === 0 ? null : this.text(60);
@@ -131,7 +132,8 @@ export class CustomerGenerator {
     return address;
   }
 
-  metadata(): Record<string, string> {
+  /** Up to 50 entries, keys and values odd text or names that look like the customer's own. */
+  #metadata(): Record<string, string> {
     const metadata: Record<string, string> = {};
     const count = this.int(4) === 0 ? 50 : this.int(6);
     for (let i = 0; i < count; i++) {
@@ -148,19 +150,23 @@ export class CustomerGenerator {
     return metadata;
   }
 
-  ulid(): string {
-    return this.chars("01234567", 1) + this.chars(CROCKFORD, 25);
+  /** A well-formed ULID. */
+  #ulid(): string {
+    return this.#chars("01234567", 1) + this.#chars(CROCKFORD, 25);
   }
 
-  ulidTime(): string {
+  /** An RFC 3339 UTC timestamp with milliseconds, between 2000 and 2034. */
+  #timestamp(): string {
     return new Date(Date.UTC(2000, 0, 1) + this.int(2 ** 40)).toISOString();
   }
 
-  digits(n: number): string {
-    return this.chars("0123456789", n);
+  /** n decimal digits. */
+  #digits(n: number): string {
+    return this.#chars("0123456789", n);
   }
 
-  chars(alphabet: string, n: number): string {
+  /** n characters drawn from the alphabet. */
+  #chars(alphabet: string, n: number): string {
     let out = "";
     for (let i = 0; i < n; i++) out += alphabet[this.int(alphabet.length)];
     return out;
