@@ -59,7 +59,7 @@ const KNOWN_VIOLATIONS: readonly string[] = [
 ];
 
 /** The edges of the graph that break the rule, as "from → to". */
-export function violations(rule: Rule, imports: readonly Import[]): string[] {
+function violations(rule: Rule, imports: readonly Import[]): string[] {
   return imports.filter(({ from, to }) => rule.breaks(from, to)).map(({ from, to }) =>
     `${from} → ${to}`
   );
