@@ -8,10 +8,9 @@ export interface CustomerFacts {
 }
 
 // Anchored to the canonical order of customer_text.ts: id, name and email first, version last.
+const ULID = ULID_PATTERN.slice(1, -1); // unanchored, to sit inside HEAD
 const HEAD = new RegExp(
-  String.raw`^\{"id":"(${
-    ULID_PATTERN.slice(1, -1)
-  })","name":"(?:[^"\\]|\\.)*","email":"((?:[^"\\]|\\.)*)"`,
+  String.raw`^\{"id":"(${ULID})","name":"(?:[^"\\]|\\.)*","email":"((?:[^"\\]|\\.)*)"`,
 );
 const TAIL = /,"version":([0-9]{1,15})\}$/;
 

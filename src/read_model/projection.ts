@@ -24,6 +24,7 @@ export interface CustomerRecord {
   readonly version: number;
   /** The lower-cased email, the key of the email index. */
   readonly emailKey: string;
+  /** The customer's JSON text: canonical (customer_text.ts) when committed, the log's when replayed. */
   readonly json: string;
 }
 
