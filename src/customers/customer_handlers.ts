@@ -1,5 +1,5 @@
 import { isUlid } from "../domain/customer.ts";
-import { jsonOf } from "../read_model/customer_json.ts";
+import { customerText } from "../read_model/customer_text.ts";
 import type { CustomerRecord } from "../read_model/projection.ts";
 import { CustomerNotFoundError } from "../domain/errors.ts";
 import type { CustomerService } from "./customer_service.ts";
@@ -52,7 +52,7 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
       }
       const body = await readJsonBody(request, JSON_BODY, maxBodyBytes);
       const { customer, replayed } = await service.create(body, writeContext(context), key);
-      const response = customerResponse(jsonOf(customer), customer.version, 201);
+      const response = customerResponse(customerText(customer), customer.version, 201);
       response.headers.set("location", `/api/customers/${customer.id}`);
       if (replayed) response.headers.set("idempotent-replayed", "true");
       return response;
@@ -69,13 +69,13 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
     async replace(request: Request, context: HandlerContext): Promise<Response> {
       const { id, body, expected, write } = await readChange(request, context, JSON_BODY);
       const customer = await service.replace(id, body, expected, write);
-      return customerResponse(jsonOf(customer), customer.version, 200);
+      return customerResponse(customerText(customer), customer.version, 200);
     },
 
     async patch(request: Request, context: HandlerContext): Promise<Response> {
       const { id, body, expected, write } = await readChange(request, context, PATCH_BODY);
       const customer = await service.patch(id, body, expected, write);
-      return customerResponse(jsonOf(customer), customer.version, 200);
+      return customerResponse(customerText(customer), customer.version, 200);
     },
 
     async remove(request: Request, context: HandlerContext): Promise<Response> {

@@ -4,8 +4,9 @@ import { decide, type DecideContext } from "../domain/decide.ts";
 import { IdempotencyKeyInFlightError, IdempotencyKeyReusedError } from "../domain/errors.ts";
 import type { CustomerCommand } from "../domain/commands.ts";
 import type { CustomerEvent } from "../domain/events.ts";
-import type { EventMeta, EventStore, ReplayedEvent, StoredEvent } from "../store/event_store.ts";
-import { customerFacts, jsonOf } from "../read_model/customer_json.ts";
+import type { EventMeta, EventStore, StoredEvent } from "../store/event_store.ts";
+import { customerFacts } from "../read_model/customer_facts.ts";
+import { customerText } from "../read_model/customer_text.ts";
 import type {
   CustomerProjection,
   CustomerRecord,
@@ -75,7 +76,7 @@ export class CustomerService {
    */
   replay(afterSeq = 0): Promise<number> {
     this.#appliedSeq = afterSeq;
-    return this.#store.replay((event) => this.#applyReplayed(event), afterSeq);
+    return this.#store.replay((event) => this.#apply(event, event.dataJson), afterSeq);
   }
 
   /**
@@ -187,11 +188,11 @@ export class CustomerService {
     const event = decide(command, this.#pending, this.#context);
     const meta: EventMeta = { actor: context.actor, request_id: context.requestId, ...extra };
     // Serialised once: the log line, the read model and the response all use this text.
-    const json = event.data === null ? undefined : jsonOf(event.data);
+    const json = event.data === null ? undefined : customerText(event.data);
     this.#pending.hold(event);
     try {
       const [stored] = await this.#store.append([{ ...event, ...meta, dataJson: json }]);
-      this.#applyDurable(stored);
+      this.#apply(stored, json ?? null, event.data ?? undefined);
       this.#onCommit?.(stored);
       return stored;
     } finally {
@@ -199,25 +200,17 @@ export class CustomerService {
     }
   }
 
-  /** Applies a just-committed event. */
-  #applyDurable(event: StoredEvent): void {
-    // The data's JSON text was made in #commit; jsonOf hands the same text to the read model.
-    this.#projection.apply(event);
-    this.#applied(event, () => event.data!);
-  }
-
-  /** Applies a replayed event, whose data is JSON text. */
-  #applyReplayed(event: ReplayedEvent): void {
-    this.#projection.applyText(event.id, event.version, event.dataJson);
-    this.#applied(event, () => JSON.parse(event.dataJson!));
-  }
-
-  #applied(event: Omit<StoredEvent, "data">, customer: () => Customer): void {
+  /**
+   * Applies a durable event, just committed (its data's text made in #commit, and the object) or
+   * replayed (the log's own text only): the read model keeps the text either way.
+   */
+  #apply(event: Omit<StoredEvent, "data">, json: string | null, data?: Customer): void {
+    this.#projection.apply(event.id, event.version, json);
     this.#appliedSeq = event.seq;
     if (event.type === "customer.created" && event.idempotency_key !== undefined) {
       this.#idempotency.remember(event.actor, event.idempotency_key, {
         requestHash: event.request_hash ?? "",
-        customer: customer(),
+        customer: data ?? JSON.parse(json!),
         at: Date.parse(event.time),
       });
     }

@@ -56,7 +56,10 @@ export function emailKey(email: string): string {
 
 /** True when the string is a well-formed ULID (26 Crockford base32 characters, upper case). */
 export function isUlid(value: string): boolean {
-  return value.length === 26 && ULID_PATTERN.test(value);
+  return value.length === 26 && ULID.test(value);
 }
 
-const ULID_PATTERN = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+/** A ULID (26 Crockford base32 characters, upper case) as regular-expression source, anchored. */
+export const ULID_PATTERN = "^[0-7][0-9A-HJKMNP-TV-Z]{25}$";
+
+const ULID = new RegExp(ULID_PATTERN);

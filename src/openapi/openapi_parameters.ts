@@ -1,6 +1,6 @@
 import { LIMITS } from "../domain/validation.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../customers/list_query.ts";
-import { ULID_PATTERN } from "./openapi_schemas.ts";
+import { ULID_PATTERN } from "../domain/customer.ts";
 
 /** The request parameters of the document's `components.parameters`. */
 export const PARAMETERS: Record<string, unknown> = {

@@ -1,5 +1,5 @@
 import { COUNTRY_CODES } from "../domain/country_codes.ts";
-import { ADDRESS_FIELDS, READ_ONLY_FIELDS } from "../domain/customer.ts";
+import { ADDRESS_FIELDS, READ_ONLY_FIELDS, ULID_PATTERN } from "../domain/customer.ts";
 import { LIMITS } from "../domain/validation.ts";
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 uses it), kept loose on purpose: it is data. */
@@ -17,8 +17,6 @@ export const EMAIL_PATTERN =
 export const E164_PATTERN = "^\\+[0-9]{2,15}$";
 /** A name whose trimmed form has 1 to `nameMax` code points (`\s` is what String#trim strips). */
 export const NAME_INPUT_PATTERN = `^\\s*\\S(?:[\\s\\S]{0,${LIMITS.nameMax - 2}}\\S)?\\s*$`;
-/** A ULID: 26 upper-case Crockford base32 characters. */
-export const ULID_PATTERN = "^[0-7][0-9A-HJKMNP-TV-Z]{25}$";
 const TIMESTAMP_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$";
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });

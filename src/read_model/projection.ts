@@ -1,7 +1,7 @@
 import { type Customer, emailKey } from "../domain/customer.ts";
-import { customerFacts, jsonOf, nameOrEmailMatcher } from "./customer_json.ts";
 import type { CustomerState } from "../domain/decide.ts";
-import type { CustomerEvent } from "../domain/events.ts";
+import { customerFacts } from "./customer_facts.ts";
+import { nameOrEmailMatcher } from "./customer_search.ts";
 
 /** What a page of the list asks for. */
 export interface ListQuery {
@@ -24,6 +24,7 @@ export interface CustomerRecord {
   readonly version: number;
   /** The lower-cased email, the key of the email index. */
   readonly emailKey: string;
+  /** The customer's JSON text: canonical (customer_text.ts) when committed, the log's when replayed. */
   readonly json: string;
 }
 
@@ -66,14 +67,11 @@ export class CustomerProjection implements CustomerState {
     return this.#byEmail.get(key);
   }
 
-  /** Folds one durable event into the model. */
-  apply(event: CustomerEvent): void {
-    if (event.data === null) this.remove(event.id);
-    else this.put(event.id, event.version, event.data.email, jsonOf(event.data));
-  }
-
-  /** Folds one replayed event whose data is JSON text (null for a delete) into the model. */
-  applyText(id: string, version: number, json: string | null): void {
+  /**
+   * Folds one durable event into the model: the customer's JSON text after it (canonical when
+   * just committed, the log's own text when replayed), or null for a delete.
+   */
+  apply(id: string, version: number, json: string | null): void {
     if (json === null) this.remove(id);
     else this.put(id, version, customerFacts(json).email, json);
   }

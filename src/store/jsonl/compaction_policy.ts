@@ -1,7 +1,7 @@
 import type { Logger } from "../../ops/log.ts";
 import type { CustomerService, SnapshotRecord } from "../../customers/customer_service.ts";
 import type { JsonlEventStore } from "./jsonl_store.ts";
-import { customerFacts } from "../../read_model/customer_json.ts";
+import { customerFacts } from "../../read_model/customer_facts.ts";
 import { compactSegment, removeSegment } from "./segment_compaction.ts";
 import {
   CorruptSnapshotError,
