@@ -90,6 +90,7 @@ async function main(): Promise<void> {
       cache: new TokenCache<Principal>(),
     }),
     maxBodyBytes: config.maxBodyBytes,
+    publicUrl: config.publicUrl,
     onError: (error, requestId) =>
       log.error("unexpected error", { request_id: requestId, error: String(error) }),
     onRequest: logRequests ? (...fields) => sink.line(requestLine(...fields)) : undefined,

@@ -11,7 +11,12 @@ import {
   WRITE_PROBLEMS,
 } from "./openapi_operation.ts";
 import { PARAMETERS } from "./openapi_parameters.ts";
-import { HEADERS, headersOf, problemResponses, type ResponseObject } from "./openapi_responses.ts";
+import {
+  HEADERS,
+  headersOf,
+  type ResponseObject,
+  unmatchedResponses,
+} from "./openapi_responses.ts";
 import { SCHEMAS } from "./openapi_schemas.ts";
 
 const customerOk = (description: string, status = "200") => ({
@@ -35,8 +40,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       summary: "A customer registry with a durable event log.",
       description: INFO_DESCRIPTION,
       contact: { name: "customer-api maintainers" },
+      // No license is granted yet; a LicenseRef is the SPDX way to say so until one is chosen.
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
-    servers: [{ url: "http://127.0.0.1:8000", description: "The default local address" }],
+    // `servers` is added per request (served_document.ts): PUBLIC_URL or the request's origin.
     tags: [
       { name: "customers", description: "The customer resource (contract §3, §4)." },
       { name: "operations", description: "Probes, metrics and this documentation (§7)." },
@@ -194,12 +201,6 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       schemas: SCHEMAS,
       parameters: PARAMETERS,
       headers: HEADERS,
-      responses: {
-        UnknownPath: problemResponses(["not-found"])["404"],
-        MethodNotAllowed: problemResponses(["method-not-allowed"])["405"],
-        PreflightRefused: problemResponses(["origin-not-allowed"])["403"],
-        PreflightAllowed: { description: "CORS preflight allowed.", headers: headersOf([]) },
-      },
       securitySchemes: {
         bearerAuth: {
           type: "http",
@@ -213,12 +214,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     "x-unmatched-requests": {
       description: "Answers to requests no operation describes.",
-      responses: {
-        "204": { $ref: "#/components/responses/PreflightAllowed" },
-        "403": { $ref: "#/components/responses/PreflightRefused" },
-        "404": { $ref: "#/components/responses/UnknownPath" },
-        "405": { $ref: "#/components/responses/MethodNotAllowed" },
-      },
+      responses: unmatchedResponses(),
     },
   };
 }
@@ -235,11 +231,5 @@ const INFO_DESCRIPTION = [
   "(422), email uniqueness (409).",
 ].join("\n\n");
 
-/** The document, built once. */
+/** The document, built once, without `servers` (see served_document.ts). */
 export const OPENAPI_DOCUMENT: Readonly<Record<string, unknown>> = buildOpenApiDocument();
-const OPENAPI_JSON = JSON.stringify(OPENAPI_DOCUMENT);
-
-/** GET /api/openapi.json. */
-export function openApiResponse(): Response {
-  return new Response(OPENAPI_JSON, { headers: { "content-type": JSON_TYPE } });
-}

@@ -88,15 +88,19 @@ export const HEADERS: Record<string, Schema> = {
     required: true,
     schema: { type: "string", pattern: '^Bearer realm="customers"' },
   },
-  "Allow": {
-    description: "The methods the path supports.",
-    required: true,
-    schema: { type: "string", pattern: "^[A-Z]+(, [A-Z]+)*$" },
-  },
   "Accept": {
     description: "The request media types the operation accepts.",
     required: true,
     schema: { type: "string" },
+  },
+};
+
+/** Headers only answers to unmatched requests carry; inlined there, so not components. */
+const UNMATCHED_HEADERS: Record<string, Schema> = {
+  "Allow": {
+    description: "The methods the path supports.",
+    required: true,
+    schema: { type: "string", pattern: "^[A-Z]+(, [A-Z]+)*$" },
   },
 };
 
@@ -175,4 +179,25 @@ export function problemResponses(
     };
   }
   return responses;
+}
+
+/**
+ * The answers to requests no operation describes (unknown path, unknown method, CORS
+ * preflight), for `x-unmatched-requests`. Headers are inlined: linters count no reference from
+ * an extension as a use, so a component used only here would be reported as unused.
+ */
+export function unmatchedResponses(): Record<string, ResponseObject> {
+  const responses: Record<string, ResponseObject> = {
+    "204": { description: "CORS preflight allowed.", headers: headersOf([]) },
+    ...problemResponses(["origin-not-allowed", "not-found", "method-not-allowed"]),
+  };
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [status, {
+      ...response,
+      headers: Object.fromEntries(
+        Object.keys(response.headers as object)
+          .map((name) => [name, HEADERS[name] ?? UNMATCHED_HEADERS[name]]),
+      ),
+    }]),
+  );
 }

@@ -21,6 +21,7 @@ const SOME_ID = "01JDQ8Z5K3M4N5P6Q7R8S9T0VW";
 /** Runs `body` with the real request handler over a real, empty store. */
 async function withHandler(
   body: (handler: (r: Request) => Response | Promise<Response>) => Promise<void>,
+  publicUrl?: string,
 ) {
   const dir = await Deno.makeTempDir({ prefix: "customer-openapi-test-" });
   const store = await JsonlEventStore.open(dir);
@@ -37,6 +38,7 @@ async function withHandler(
       service,
       authenticate: createAuthenticator({ key, algorithms: SECRET_ALGORITHMS }),
       maxBodyBytes: 1024,
+      publicUrl,
     }));
   } finally {
     await store.close();
@@ -56,13 +58,35 @@ Deno.test("GET /api/openapi.json serves the document as UTF-8 JSON, and /docs se
     const json = await handler(new Request("http://x/api/openapi.json"));
     assert.equal(json.status, 200);
     assert.equal(json.headers.get("content-type"), "application/json; charset=utf-8");
-    assert.deepEqual(await json.json(), JSON.parse(JSON.stringify(OPENAPI_DOCUMENT)));
+    assert.deepEqual(await json.json(), {
+      ...JSON.parse(JSON.stringify(OPENAPI_DOCUMENT)),
+      servers: [{ url: "http://x", description: "The address this document was fetched from." }],
+    });
     const docs = await handler(new Request("http://x/docs"));
     assert.equal(docs.status, 200);
     assert.equal(docs.headers.get("content-type"), "text/html; charset=utf-8");
     assert.ok(docs.headers.get("content-security-policy")?.includes("default-src 'none'"));
     assert.match(await docs.text(), /^<!doctype html>/);
   });
+});
+
+Deno.test("the document's servers entry is the request's origin, or PUBLIC_URL when set", async () => {
+  const serversOf = async (handler: (r: Request) => Response | Promise<Response>, url: string) =>
+    (await (await handler(new Request(url))).json()).servers.map((s: Json) => s.url);
+  await withHandler(async (handler) => {
+    assert.deepEqual(await serversOf(handler, "http://127.0.0.1:40123/api/openapi.json"), [
+      "http://127.0.0.1:40123",
+    ]);
+    assert.deepEqual(await serversOf(handler, "https://api.example.com/api/openapi.json"), [
+      "https://api.example.com",
+    ]);
+  });
+  await withHandler(async (handler) => {
+    assert.deepEqual(await serversOf(handler, "http://127.0.0.1:40123/api/openapi.json"), [
+      "https://example.org/customers",
+    ]);
+  }, "https://example.org/customers");
+  assert.equal(DOC.servers, undefined, "the built document has no fixed servers entry");
 });
 
 Deno.test("every route of the router is documented with exactly the methods it allows", async () => {
@@ -101,7 +125,7 @@ Deno.test("every problem type is documented on some response with its status", (
   const documented = new Set<string>();
   const responses = [
     ...operations().flatMap(({ op }) => Object.entries(op.responses)),
-    ...Object.entries(DOC.components.responses).map(([name, r]: [string, Json]) => [name, r]),
+    ...Object.entries(DOC["x-unmatched-requests"].responses) as [string, Json][],
   ] as [string, Json][];
   for (const [status, response] of responses) {
     const schema = response.content?.["application/problem+json"]?.schema;
@@ -151,6 +175,38 @@ Deno.test("the document quotes the validator's and the list's limits", () => {
   assert.equal(Address.properties.line1.maxLength, LIMITS.addressFieldMax);
   assert.equal(CustomerInput.properties.metadata.maxProperties, LIMITS.metadataKeysMax);
   assert.equal(DOC.components.parameters.limit.schema.maximum, MAX_LIMIT);
+});
+
+Deno.test("every optional parameter says required: false, and every filter what empty means", () => {
+  for (const [name, parameter] of Object.entries(DOC.components.parameters) as [string, Json][]) {
+    assert.equal(typeof parameter.required, "boolean", `${name} states whether it is required`);
+    assert.equal(parameter.required, parameter.in === "path", name);
+  }
+  for (const filter of ["email", "q"]) {
+    assert.match(DOC.components.parameters[filter].description, /Empty .* means no filter/);
+  }
+  assert.equal(DOC.components.parameters.email.schema.maxLength, LIMITS.emailMax);
+});
+
+Deno.test("no pattern in the document uses a lookahead or lookbehind", () => {
+  const patterns = JSON.stringify(DOC).match(/"pattern":"(?:[^"\\]|\\.)*"/g) ?? [];
+  assert.ok(patterns.length > 10, `found only ${patterns.length} patterns`);
+  for (const pattern of patterns) assert.doesNotMatch(pattern, /\(\?<?[=!]/, pattern);
+});
+
+Deno.test("the PATCH schema has the create schema's rules, nullable where merge patch allows", () => {
+  const { CustomerInput, CustomerPatch } = DOC.components.schemas;
+  const input = CustomerInput.properties;
+  const patch = CustomerPatch.properties;
+  assert.deepEqual(patch.name, input.name, "name: same rules, not nullable");
+  assert.deepEqual(patch.email, input.email, "email: same rules, not nullable");
+  assert.deepEqual(patch.phone, input.phone);
+  assert.deepEqual(patch.address, input.address);
+  const { additionalProperties: value, description: _, ...metadata } = patch.metadata;
+  const { additionalProperties: inputValue, description: __, ...inputMetadata } = input.metadata;
+  assert.deepEqual(metadata, inputMetadata);
+  assert.deepEqual(value, { ...inputValue, type: ["string", "null"] });
+  assert.equal(CustomerPatch.additionalProperties, false);
 });
 
 Deno.test("operation ids are unique and every operation is secured as contract §2 says", () => {
