@@ -13,16 +13,26 @@ function splitAroundServers(document: Readonly<Record<string, unknown>>): [strin
 }
 
 /**
- * GET /api/openapi.json. The document is serialised once; only its `servers` entry is made per
- * request: `publicUrl` (PUBLIC_URL) when set, else the origin the request was sent to.
+ * GET /api/openapi.json. The document is serialised and encoded once; only its `servers` entry
+ * is made per request: `publicUrl` (PUBLIC_URL) when set, else the origin the request was sent to.
  */
 export function openApiHandler(publicUrl?: string): (request: Request) => Response {
-  const [before, after] = splitAroundServers(OPENAPI_DOCUMENT);
-  const text = (url: string, description: string) =>
-    before + JSON.stringify([{ url, description }]) + after;
-  const fixed = publicUrl === undefined ? undefined : text(publicUrl, "This service (PUBLIC_URL).");
+  const encoder = new TextEncoder();
+  const [before, after] = splitAroundServers(OPENAPI_DOCUMENT).map((text) => encoder.encode(text));
+  // Copying the encoded halves costs a few microseconds; encoding 75 kB of text costs 50 times more.
+  const bytes = (url: string, description: string) => {
+    const servers = encoder.encode(JSON.stringify([{ url, description }]));
+    const body = new Uint8Array(before.length + servers.length + after.length);
+    body.set(before);
+    body.set(servers, before.length);
+    body.set(after, before.length + servers.length);
+    return body;
+  };
+  const fixed = publicUrl === undefined
+    ? undefined
+    : bytes(publicUrl, "This service (PUBLIC_URL).");
   return (request) => {
-    const body = fixed ?? text(originOf(request), "The address this document was fetched from.");
+    const body = fixed ?? bytes(originOf(request), "The address this document was fetched from.");
     return new Response(body, { headers: { "content-type": JSON_TYPE } });
   };
 }
