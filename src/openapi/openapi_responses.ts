@@ -60,11 +60,13 @@ export const HEADERS: Record<string, Schema> = {
   },
   "Link": {
     description: 'The next page, when there is one: `<…>; rel="next"` (RFC 8288).',
+    required: false,
     schema: { type: "string", pattern: '^<[^>]+>; rel="next"$' },
   },
   "Idempotent-Replayed": {
     description: "`true` when this is the stored answer to an earlier request with the same " +
       "Idempotency-Key and body; nothing new was created.",
+    required: false,
     schema: { type: "string", enum: ["true"] },
   },
   "Retry-After": {
@@ -75,11 +77,13 @@ export const HEADERS: Record<string, Schema> = {
   "RateLimit-Policy": {
     description: 'The rate-limit policy of the caller (`"default";q=<limit>;w=<seconds>`, ' +
       "IETF draft-ietf-httpapi-ratelimit-headers); present when rate limiting is on.",
+    required: false,
     schema: { type: "string", pattern: '^"default";q=[0-9]+;w=[0-9]+$' },
   },
   "RateLimit": {
     description: 'What is left of the caller\'s quota: `"default";r=<remaining>;t=<seconds>`; ' +
       "present when rate limiting is on.",
+    required: false,
     schema: { type: "string", pattern: '^"default";r=[0-9]+;t=[0-9]+$' },
   },
   "WWW-Authenticate": {

@@ -177,7 +177,10 @@ Deno.test("the document quotes the validator's and the list's limits", () => {
   assert.equal(DOC.components.parameters.limit.schema.maximum, MAX_LIMIT);
 });
 
-Deno.test("every optional parameter says required: false, and every filter what empty means", () => {
+Deno.test("every parameter and header states required; each filter, what empty means", () => {
+  for (const [name, header] of Object.entries(DOC.components.headers) as [string, Json][]) {
+    assert.equal(typeof header.required, "boolean", `header ${name} states whether it is required`);
+  }
   for (const [name, parameter] of Object.entries(DOC.components.parameters) as [string, Json][]) {
     assert.equal(typeof parameter.required, "boolean", `${name} states whether it is required`);
     assert.equal(parameter.required, parameter.in === "path", name);
