@@ -77,8 +77,10 @@ function unknownFields(body: Record<string, unknown>, violations: Violation[]): 
 
 function parseName(value: unknown, violations: Violation[]): string | undefined {
   const fail = (detail: string) => violations.push({ pointer: "/name", detail });
-  if (value === undefined || value === null) return void fail("is required");
-  if (typeof value !== "string") return void fail("must be a string");
+  if (value === undefined || value === null || typeof value !== "string") {
+    fail(value === undefined || value === null ? "is required" : "must be a string");
+    return undefined;
+  }
   // Trimming strips white space (tab and line breaks too); no control may stay inside.
   const name = value.trim();
   const length = codePoints(name);
