@@ -17,7 +17,8 @@ import {
   RouteNotFoundError,
 } from "./http/errors.ts";
 import type { Metrics } from "./ops/metrics.ts";
-import { buildOpenApiDocument, openApiPage } from "./openapi/openapi.ts";
+import { buildOpenApiDocument } from "./openapi/openapi.ts";
+import { openApiHandler } from "./openapi/served_document.ts";
 import { problemResponse } from "./http/problem.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf } from "./http/request_id.ts";
@@ -49,6 +50,8 @@ export interface AppDeps {
   rateLimiter?: RateLimiter;
   /** CORS allow-list; none means CORS is off. */
   cors?: CorsPolicy;
+  /** The OpenAPI `servers` URL (PUBLIC_URL); none means the origin each request was sent to. */
+  publicUrl?: string;
 }
 
 type PublicHandler = (request: Request) => Response;
@@ -74,7 +77,7 @@ export function createHandler(
     { pathname: "/readyz", methods: { GET: () => status("ready") } },
     { pathname: "/metrics", methods: { GET: metricsPage } },
     // The API description (contract §7): assembled once from the modules' parts.
-    { pathname: "/api/openapi.json", methods: { GET: openApiPage(document) } },
+    { pathname: "/api/openapi.json", methods: { GET: openApiHandler(document, deps.publicUrl) } },
     { pathname: "/docs", methods: { GET: docsPage(document) } },
   ]);
 

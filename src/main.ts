@@ -92,6 +92,7 @@ async function main(): Promise<void> {
       audience: config.jwtAudience,
       cache: new TokenCache<Principal>(),
     }),
+    publicUrl: config.publicUrl,
     onError: (error, requestId) =>
       log.error("unexpected error", { request_id: requestId, error: String(error) }),
     onRequest: logRequests ? (...fields) => sink.line(requestLine(...fields)) : undefined,

@@ -31,7 +31,7 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
 
   return {
     list(_request: Request, context: HandlerContext): Response {
-      const query = parseListQuery(context.url.searchParams);
+      const query = parseListQuery(context.url.search);
       const page = service.list(query);
       const next = page.more ? encodeCursor(page.items[page.items.length - 1].id) : null;
       const headers: Record<string, string> = { "content-type": JSON_TYPE };

@@ -1,6 +1,7 @@
 import { isUlid } from "../domain/customer.ts";
 import type { ListQuery } from "../read_model/projection.ts";
 import { BadRequestError } from "../http/errors.ts";
+import { LIMITS } from "../domain/validation.ts";
 
 /** Default and maximum page sizes (contract §4). */
 export const DEFAULT_LIMIT = 100;
@@ -8,8 +9,18 @@ export const MAX_LIMIT = 1000;
 
 const KNOWN = new Set(["limit", "cursor", "email", "q"]);
 
-/** Parses the list query; unknown or repeated parameters are refused so typos do not go unnoticed. */
-export function parseListQuery(params: URLSearchParams): ListQuery {
+/**
+ * Parses the list query (`url.search`); unknown or repeated parameters are refused so typos do
+ * not go unnoticed. An empty filter (`email=`, `q=`) is no filter, as an HTML form sends it.
+ */
+export function parseListQuery(search: string): ListQuery {
+  for (const part of search.replace(/^\?/, "").split("&")) {
+    if (!isPercentEncodedUtf8(part)) {
+      const name = part.split("=", 1)[0];
+      throw new BadRequestError(`Query parameter "${name}" is not percent-encoded UTF-8`);
+    }
+  }
+  const params = new URLSearchParams(search);
   const seen = new Set<string>();
   for (const name of params.keys()) {
     if (!KNOWN.has(name)) {
@@ -28,11 +39,27 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
   }
   const cursor = params.get("cursor");
   if (cursor !== null) query.after = decodeCursor(cursor);
-  const email = params.get("email");
-  if (email !== null) query.email = email;
-  const q = params.get("q");
-  if (q !== null && q !== "") query.q = q;
+  const email = params.get("email") || undefined;
+  if (email !== undefined && email.length > LIMITS.emailMax) {
+    throw new BadRequestError(
+      `email "${email.slice(0, 40)}…" is longer than ${LIMITS.emailMax} characters`,
+    );
+  }
+  if (email !== undefined) query.email = email;
+  const q = params.get("q") || undefined;
+  if (q !== undefined) query.q = q;
   return query;
+}
+
+/** False when percent-decoding gives bytes that are not UTF-8 (URLSearchParams hides them). */
+function isPercentEncodedUtf8(part: string): boolean {
+  try {
+    // A "%" without two hex digits is kept literally, as URLSearchParams does.
+    decodeURIComponent(part.replace(/%(?![0-9A-Fa-f]{2})/g, "%25"));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** An opaque cursor naming the last id of a page. */

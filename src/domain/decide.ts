@@ -8,7 +8,7 @@ import {
 } from "./errors.ts";
 import type { CustomerEvent } from "./events.ts";
 import { applyMergePatch } from "./merge_patch.ts";
-import { isPlainObject, parseCustomerInput } from "./validation.ts";
+import { isPlainObject, mergePatchViolations, parseCustomerInput } from "./validation.ts";
 import { READ_ONLY_FIELDS } from "./customer.ts";
 
 /** What decide needs to know about the current state. */
@@ -56,8 +56,7 @@ export function decide(
       }
       const patch = { ...command.patch };
       for (const field of READ_ONLY_FIELDS) delete patch[field];
-      const merged = applyMergePatch(mutableFields(current), patch);
-      return updated(state, current, parseCustomerInput(merged), context);
+      return updated(state, current, parsePatched(current, patch), context);
     }
     case "DeleteCustomer": {
       const current = liveCustomer(state, command.id, command.expectedVersions);
@@ -65,6 +64,24 @@ export function decide(
       return { type: "customer.deleted", id: current.id, version, time: context.now(), data: null };
     }
   }
+}
+
+/**
+ * The customer after a merge patch. The patch's own fields must follow the rules (so an unknown
+ * field or a bad value is refused even when `null` makes it a no-op), then so must the result;
+ * every distinct violation of both is reported at once.
+ */
+function parsePatched(current: Customer, patch: Record<string, unknown>): CustomerInput {
+  const violations = mergePatchViolations(patch);
+  try {
+    const input = parseCustomerInput(applyMergePatch(mutableFields(current), patch));
+    if (violations.length === 0) return input;
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    violations.push(...error.violations);
+  }
+  const unique = new Map(violations.map((v) => [`${v.pointer}\u0000${v.detail}`, v]));
+  throw new ValidationError([...unique.values()]);
 }
 
 function liveCustomer(

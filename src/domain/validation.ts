@@ -1,11 +1,13 @@
 import { type Address, ADDRESS_FIELDS, type CustomerInput, READ_ONLY_FIELDS } from "./customer.ts";
 import { COUNTRY_CODES } from "./country_codes.ts";
+import { EMAIL_MAX, isValidEmail } from "./email_address.ts";
 import { ValidationError, type Violation } from "./errors.ts";
+import { codePoints, hasControlChar, hasLoneSurrogate, hasVisibleChar } from "./text_rules.ts";
 
 /** The limits of contract §3, in one place so the OpenAPI document can quote them. */
 export const LIMITS = {
   nameMax: 200,
-  emailMax: 254,
+  emailMax: EMAIL_MAX,
   addressFieldMax: 200,
   metadataKeysMax: 50,
   metadataKeyMax: 40,
@@ -22,8 +24,8 @@ const KNOWN_FIELDS = new Set([
 ]);
 const ADDRESS_FIELD_SET: ReadonlySet<string> = new Set(ADDRESS_FIELDS);
 const E164 = /^\+[0-9]{2,15}$/;
-const EMAIL_LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
-const DOMAIN_LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+const LONE_SURROGATE = "must not contain a lone surrogate (an unpaired \\ud800-\\udfff escape)";
+const CONTROL = "must not contain control characters (U+0000-U+001F, U+007F-U+009F)";
 
 /**
  * Checks a request body against every rule of contract §3 and returns the normalised input.
@@ -34,18 +36,30 @@ export function parseCustomerInput(body: unknown): CustomerInput {
     throw new ValidationError([{ pointer: "", detail: "must be a JSON object" }]);
   }
   const violations: Violation[] = [];
-  for (const key of Object.keys(body)) {
-    if (!KNOWN_FIELDS.has(key)) {
-      violations.push({ pointer: pointer(key), detail: "is not a known field" });
-    }
-  }
+  unknownFields(body, violations);
   const name = parseName(body.name, violations);
   const email = parseEmail(body.email, violations);
   const phone = parsePhone(body.phone, violations);
   const address = parseAddress(body.address, violations);
-  const metadata = parseMetadata(body.metadata, violations);
+  const metadata = parseMetadata(body.metadata, violations, false);
   if (violations.length > 0) throw new ValidationError(violations);
   return { name: name!, email: email!, phone, address, metadata };
+}
+
+/**
+ * What is wrong with the fields a merge patch sets, by the same rules; `null` may remove any
+ * field but `name` and `email`, and any metadata key. The merged result is checked on its own.
+ */
+export function mergePatchViolations(patch: Record<string, unknown>): Violation[] {
+  const violations: Violation[] = [];
+  unknownFields(patch, violations);
+  const has = (field: string) => Object.hasOwn(patch, field);
+  if (has("name")) parseName(patch.name, violations);
+  if (has("email")) parseEmail(patch.email, violations);
+  if (has("phone")) parsePhone(patch.phone, violations);
+  if (has("address")) parseAddress(patch.address, violations);
+  if (has("metadata")) parseMetadata(patch.metadata, violations, true);
+  return violations;
 }
 
 /** True for a JSON object (not null, not an array). */
@@ -53,34 +67,29 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** True when the string is a plausible email address (ASCII dot-atom local part, DNS domain). */
-export function isValidEmail(email: string): boolean {
-  if (email.length > LIMITS.emailMax) return false;
-  const at = email.lastIndexOf("@");
-  if (at <= 0 || at > 64) return false;
-  if (!EMAIL_LOCAL.test(email.slice(0, at))) return false;
-  const labels = email.slice(at + 1).split(".");
-  if (labels.length < 2 || email.length - at - 1 > 253) return false;
-  if (!labels.every((label) => DOMAIN_LABEL.test(label))) return false;
-  return /^[A-Za-z]{2,63}$|^xn--[A-Za-z0-9-]+$/.test(labels[labels.length - 1]);
+function unknownFields(body: Record<string, unknown>, violations: Violation[]): void {
+  for (const key of Object.keys(body)) {
+    if (!KNOWN_FIELDS.has(key)) {
+      violations.push({ pointer: pointer(key), detail: "is not a known field" });
+    }
+  }
 }
 
 function parseName(value: unknown, violations: Violation[]): string | undefined {
-  if (value === undefined || value === null) {
-    violations.push({ pointer: "/name", detail: "is required" });
+  const fail = (detail: string) => violations.push({ pointer: "/name", detail });
+  if (value === undefined || value === null || typeof value !== "string") {
+    fail(value === undefined || value === null ? "is required" : "must be a string");
     return undefined;
   }
-  if (typeof value !== "string") {
-    violations.push({ pointer: "/name", detail: "must be a string" });
-    return undefined;
-  }
+  // Trimming strips white space (tab and line breaks too); no control may stay inside.
   const name = value.trim();
   const length = codePoints(name);
-  if (length < 1 || length > LIMITS.nameMax) {
-    violations.push({
-      pointer: "/name",
-      detail: `must be 1 to ${LIMITS.nameMax} characters after trimming`,
-    });
+  if (hasLoneSurrogate(value)) fail(LONE_SURROGATE);
+  else if (hasControlChar(name)) fail(CONTROL);
+  else if (length < 1 || length > LIMITS.nameMax) {
+    fail(`must be 1 to ${LIMITS.nameMax} characters after trimming`);
+  } else if (!hasVisibleChar(name)) {
+    fail("must contain a visible character, not only spaces or format characters");
   }
   return name;
 }
@@ -134,20 +143,15 @@ function parseAddress(value: unknown, violations: Violation[]): Address | null {
   for (const field of ADDRESS_FIELDS) {
     const fieldValue = value[field];
     if (fieldValue === undefined || fieldValue === null) continue;
-    const at = `/address/${field}`;
-    if (typeof fieldValue !== "string") {
-      violations.push({ pointer: at, detail: "must be null or a string" });
-    } else if (field === "country") {
+    const fail = (detail: string) => violations.push({ pointer: `/address/${field}`, detail });
+    if (typeof fieldValue !== "string") fail("must be null or a string");
+    else if (field === "country") {
       if (COUNTRY_CODES.has(fieldValue)) address.country = fieldValue;
-      else {violations.push({
-          pointer: at,
-          detail: "must be an ISO 3166-1 alpha-2 code in upper case",
-        });}
-    } else if (codePoints(fieldValue) > LIMITS.addressFieldMax) {
-      violations.push({
-        pointer: at,
-        detail: `must be at most ${LIMITS.addressFieldMax} characters`,
-      });
+      else fail("must be an ISO 3166-1 alpha-2 code in upper case");
+    } else if (hasLoneSurrogate(fieldValue)) fail(LONE_SURROGATE);
+    else if (hasControlChar(fieldValue)) fail(CONTROL);
+    else if (codePoints(fieldValue) > LIMITS.addressFieldMax) {
+      fail(`must be at most ${LIMITS.addressFieldMax} characters`);
     } else {
       address[field] = fieldValue;
     }
@@ -155,7 +159,12 @@ function parseAddress(value: unknown, violations: Violation[]): Address | null {
   return address;
 }
 
-function parseMetadata(value: unknown, violations: Violation[]): Record<string, string> {
+/** Metadata of a body; in a merge patch (`patch`), a `null` value removes its key. */
+function parseMetadata(
+  value: unknown,
+  violations: Violation[],
+  patch: boolean,
+): Record<string, string> {
   if (value === undefined || value === null) return {};
   if (!isPlainObject(value)) {
     violations.push({ pointer: "/metadata", detail: "must be an object of string values" });
@@ -170,22 +179,19 @@ function parseMetadata(value: unknown, violations: Violation[]): Record<string, 
   }
   const entries: [string, string][] = [];
   for (const key of keys) {
-    const at = `/metadata${pointer(key)}`;
+    const fail = (detail: string) =>
+      violations.push({ pointer: `/metadata${pointer(key)}`, detail });
     const length = codePoints(key);
-    if (length < 1 || length > LIMITS.metadataKeyMax) {
-      violations.push({
-        pointer: at,
-        detail: `key must be 1 to ${LIMITS.metadataKeyMax} characters`,
-      });
+    if (hasLoneSurrogate(key)) fail(`key ${LONE_SURROGATE}`);
+    else if (length < 1 || length > LIMITS.metadataKeyMax) {
+      fail(`key must be 1 to ${LIMITS.metadataKeyMax} characters`);
     }
     const entry = value[key];
-    if (typeof entry !== "string") {
-      violations.push({ pointer: at, detail: "must be a string" });
-    } else if (codePoints(entry) > LIMITS.metadataValueMax) {
-      violations.push({
-        pointer: at,
-        detail: `must be at most ${LIMITS.metadataValueMax} characters`,
-      });
+    if (entry === null && patch) continue;
+    if (typeof entry !== "string") fail(patch ? "must be a string or null" : "must be a string");
+    else if (hasLoneSurrogate(entry)) fail(LONE_SURROGATE);
+    else if (codePoints(entry) > LIMITS.metadataValueMax) {
+      fail(`must be at most ${LIMITS.metadataValueMax} characters`);
     } else {
       entries.push([key, entry]);
     }
@@ -197,10 +203,4 @@ function parseMetadata(value: unknown, violations: Violation[]): Record<string, 
 /** Encodes one object key as a JSON pointer segment (RFC 6901). */
 function pointer(key: string): string {
   return "/" + key.replaceAll("~", "~0").replaceAll("/", "~1");
-}
-
-function codePoints(value: string): number {
-  let count = 0;
-  for (const _ of value) count++;
-  return count;
 }

@@ -47,7 +47,9 @@ function resolve(doc: Json, value: Json): Json {
 function schemaText(schema: Json): string {
   if (schema === undefined) return "";
   if (typeof schema.$ref === "string") return schema.$ref.split("/").pop();
-  if (schema.allOf) return schema.allOf.map(schemaText).join(" & ");
+  // An allOf of bare patterns only adds rules to this schema (patterns that need no lookahead).
+  const extraPatterns = schema.allOf?.every((part: Json) => Object.keys(part).join() === "pattern");
+  if (schema.allOf && !extraPatterns) return schema.allOf.map(schemaText).join(" & ");
   if (schema.anyOf) return schema.anyOf.map(schemaText).join(" | ");
   const parts = [[schema.type ?? "any"].flat().join(" | ")];
   if (schema.enum) {
@@ -59,7 +61,9 @@ function schemaText(schema: Json): string {
   for (const key of ["minimum", "maximum", "minLength", "maxLength", "maxProperties", "default"]) {
     if (schema[key] !== undefined) parts.push(`${key} ${schema[key]}`);
   }
-  if (schema.pattern) parts.push(`pattern ${schema.pattern}`);
+  for (const part of [schema, ...schema.allOf ?? []]) {
+    if (part.pattern) parts.push(`pattern ${part.pattern}`);
+  }
   if (schema.format) parts.push(`format ${schema.format}`);
   return parts.join("; ");
 }

@@ -2,7 +2,7 @@ import { JSON_TYPE } from "../http/media_types.ts";
 import { type ApiDescription, InvalidModuleError } from "../http/api_module.ts";
 import { withRequestId } from "./openapi_operation.ts";
 import { PARAMETERS } from "./openapi_parameters.ts";
-import { HEADERS, headersOf, problemResponses } from "./openapi_responses.ts";
+import { HEADERS, unmatchedResponses } from "./openapi_responses.ts";
 import { SCHEMAS } from "./openapi_schemas.ts";
 import { PUBLIC_PATHS } from "./public_paths.ts";
 
@@ -16,8 +16,10 @@ export function buildOpenApiDocument(modules: readonly ApiDescription[]): Record
       summary: "A customer registry with a durable event log.",
       description: INFO_DESCRIPTION,
       contact: { name: "customer-api maintainers" },
+      // No license is granted yet; a LicenseRef is the SPDX way to say so until one is chosen.
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
-    servers: [{ url: "http://127.0.0.1:8000", description: "The default local address" }],
+    // `servers` is added per request (served_document.ts): PUBLIC_URL or the request's origin.
     tags: [
       ...modules.flatMap((module) => module.tags ?? []),
       { name: "operations", description: "Probes, metrics and this documentation (§7)." },
@@ -25,12 +27,6 @@ export function buildOpenApiDocument(modules: readonly ApiDescription[]): Record
     paths: withRequestId(joinPaths([...modules.map((module) => module.paths), PUBLIC_PATHS])),
     components: {
       ...moduleComponents(modules, { schemas: SCHEMAS, parameters: PARAMETERS, headers: HEADERS }),
-      responses: {
-        UnknownPath: problemResponses(["not-found"])["404"],
-        MethodNotAllowed: problemResponses(["method-not-allowed"])["405"],
-        PreflightRefused: problemResponses(["origin-not-allowed"])["403"],
-        PreflightAllowed: { description: "CORS preflight allowed.", headers: headersOf([]) },
-      },
       securitySchemes: {
         bearerAuth: {
           type: "http",
@@ -43,12 +39,7 @@ export function buildOpenApiDocument(modules: readonly ApiDescription[]): Record
     },
     "x-unmatched-requests": {
       description: "Answers to requests no operation describes.",
-      responses: {
-        "204": { $ref: "#/components/responses/PreflightAllowed" },
-        "403": { $ref: "#/components/responses/PreflightRefused" },
-        "404": { $ref: "#/components/responses/UnknownPath" },
-        "405": { $ref: "#/components/responses/MethodNotAllowed" },
-      },
+      responses: unmatchedResponses(),
     },
   };
 }
@@ -98,10 +89,4 @@ function moduleComponents(
     }
   }
   return merged;
-}
-
-/** GET /api/openapi.json: the document, serialised once. */
-export function openApiPage(document: Record<string, unknown>): () => Response {
-  const json = JSON.stringify(document);
-  return () => new Response(json, { headers: { "content-type": JSON_TYPE } });
 }

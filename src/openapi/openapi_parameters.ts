@@ -2,30 +2,38 @@ import { LIMITS } from "../domain/validation.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../customers/list_query.ts";
 import { ULID_PATTERN } from "../domain/customer.ts";
 
+const EMPTY_FILTER = "Empty (`?email=&q=`, as an HTML form sends an empty field) or absent " +
+  "means no filter; a value whose percent-encoding is not UTF-8 answers 400.";
+
 /** The request parameters of the document's `components.parameters`. */
 export const PARAMETERS: Record<string, unknown> = {
   limit: {
     name: "limit",
     in: "query",
-    description: `Page size, 1 to ${MAX_LIMIT}.`,
+    required: false,
+    description: `Page size, 1 to ${MAX_LIMIT}; anything else (empty too) answers 400.`,
     schema: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
   },
   cursor: {
     name: "cursor",
     in: "query",
-    description: "The opaque `next_cursor` of the previous page.",
+    required: false,
+    description: "The opaque `next_cursor` of the previous page; any other value answers 400.",
     schema: { type: "string" },
   },
   email: {
     name: "email",
     in: "query",
-    description: "Only the customer with this email (exact, case-insensitive).",
+    required: false,
+    description: "Only the customer with this email (exact, case-insensitive). Longer than " +
+      `${LIMITS.emailMax} characters answers 400. ${EMPTY_FILTER}`,
     schema: { type: "string", maxLength: LIMITS.emailMax },
   },
   q: {
     name: "q",
     in: "query",
-    description: "Case-insensitive substring of name or email; empty means no filter.",
+    required: false,
+    description: `Case-insensitive substring of name or email. ${EMPTY_FILTER}`,
     schema: { type: "string" },
   },
   id: {
@@ -38,18 +46,21 @@ export const PARAMETERS: Record<string, unknown> = {
   "If-Match": {
     name: "If-Match",
     in: "header",
+    required: false,
     description: 'Strong ETags (`"3"`) or `*`; a mismatch answers 412 and changes nothing.',
     schema: { type: "string" },
   },
   "If-None-Match": {
     name: "If-None-Match",
     in: "header",
+    required: false,
     description: "ETags compared weakly; the current one answers 304.",
     schema: { type: "string" },
   },
   "X-Request-Id": {
     name: "X-Request-Id",
     in: "header",
+    required: false,
     description: "Your id for the request (≤ 128 of `[A-Za-z0-9._-]`), echoed in the " +
       "response and the logs; otherwise the server makes one.",
     schema: { type: "string" },
@@ -57,6 +68,7 @@ export const PARAMETERS: Record<string, unknown> = {
   "Idempotency-Key": {
     name: "Idempotency-Key",
     in: "header",
+    required: false,
     description: "1 to 255 printable ASCII characters, scoped to the token's `sub`; kept 24 h.",
     schema: { type: "string", pattern: "^[ -~]{1,255}$" },
   },

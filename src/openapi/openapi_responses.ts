@@ -35,11 +35,13 @@ export const HEADERS: Record<string, Schema> = {
   },
   "Link": {
     description: 'The next page, when there is one: `<…>; rel="next"` (RFC 8288).',
+    required: false,
     schema: { type: "string", pattern: '^<[^>]+>; rel="next"$' },
   },
   "Idempotent-Replayed": {
     description: "`true` when this is the stored answer to an earlier request with the same " +
       "Idempotency-Key and body; nothing new was created.",
+    required: false,
     schema: { type: "string", enum: ["true"] },
   },
   "Retry-After": {
@@ -50,11 +52,13 @@ export const HEADERS: Record<string, Schema> = {
   "RateLimit-Policy": {
     description: 'The rate-limit policy of the caller (`"default";q=<limit>;w=<seconds>`, ' +
       "IETF draft-ietf-httpapi-ratelimit-headers); present when rate limiting is on.",
+    required: false,
     schema: { type: "string", pattern: '^"default";q=[0-9]+;w=[0-9]+$' },
   },
   "RateLimit": {
     description: 'What is left of the caller\'s quota: `"default";r=<remaining>;t=<seconds>`; ' +
       "present when rate limiting is on.",
+    required: false,
     schema: { type: "string", pattern: '^"default";r=[0-9]+;t=[0-9]+$' },
   },
   "WWW-Authenticate": {
@@ -63,15 +67,19 @@ export const HEADERS: Record<string, Schema> = {
     required: true,
     schema: { type: "string", pattern: '^Bearer realm="customers"' },
   },
-  "Allow": {
-    description: "The methods the path supports.",
-    required: true,
-    schema: { type: "string", pattern: "^[A-Z]+(, [A-Z]+)*$" },
-  },
   "Accept": {
     description: "The request media types the operation accepts.",
     required: true,
     schema: { type: "string" },
+  },
+};
+
+/** Headers only answers to unmatched requests carry; inlined there, so not components. */
+const UNMATCHED_HEADERS: Record<string, Schema> = {
+  "Allow": {
+    description: "The methods the path supports.",
+    required: true,
+    schema: { type: "string", pattern: "^[A-Z]+(, [A-Z]+)*$" },
   },
 };
 
@@ -146,4 +154,25 @@ function membersRule(group: readonly ProblemSlug[]): Record<string, unknown> {
       properties: Object.fromEntries(members.map((name) => [name, MEMBER_SCHEMAS[name]])),
     },
   };
+}
+
+/**
+ * The answers to requests no operation describes (unknown path, unknown method, CORS
+ * preflight), for `x-unmatched-requests`. Headers are inlined: linters count no reference from
+ * an extension as a use, so a component used only here would be reported as unused.
+ */
+export function unmatchedResponses(): Record<string, ResponseObject> {
+  const responses: Record<string, ResponseObject> = {
+    "204": { description: "CORS preflight allowed.", headers: headersOf([]) },
+    ...problemResponses(["origin-not-allowed", "not-found", "method-not-allowed"]),
+  };
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [status, {
+      ...response,
+      headers: Object.fromEntries(
+        Object.keys(response.headers as object)
+          .map((name) => [name, HEADERS[name] ?? UNMATCHED_HEADERS[name]]),
+      ),
+    }]),
+  );
 }

@@ -1,5 +1,6 @@
 import { COUNTRY_CODES } from "../domain/country_codes.ts";
 import { ADDRESS_FIELDS, READ_ONLY_FIELDS, ULID_PATTERN } from "../domain/customer.ts";
+import { CONTROL_CHARS, INVISIBLE_CHARS, SURROGATES, TRIMMED_CHARS } from "../domain/text_rules.ts";
 import { LIMITS } from "../domain/validation.ts";
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 uses it), kept loose on purpose: it is data. */
@@ -10,13 +11,26 @@ export type Schema = Record<string, unknown>;
 const ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
 const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
 const TOP_LABEL = "(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{0,58}[A-Za-z0-9])";
-/** An ASCII dot-atom local part of at most 64 characters, then a DNS domain of at most 253. */
-export const EMAIL_PATTERN =
-  `^(?=[^@]{1,64}@)${ATOM}(?:\\.${ATOM})*@(?=[^@]{1,253}$)(?:${LABEL}\\.)+${TOP_LABEL}$`;
+/** An ASCII dot-atom local part, then a DNS domain (its length follows from `maxLength`). */
+export const EMAIL_PATTERN = `^${ATOM}(?:\\.${ATOM})*@(?:${LABEL}\\.)+${TOP_LABEL}$`;
+/** A local part of at most 64 characters: a pattern of its own, since tools cannot read lookaheads. */
+const EMAIL_LOCAL_MAX_PATTERN = "^[^@]{1,64}@";
 /** E.164: a plus sign and 2 to 15 digits. */
 export const E164_PATTERN = "^\\+[0-9]{2,15}$";
-/** A name whose trimmed form has 1 to `nameMax` code points (`\s` is what String#trim strips). */
-export const NAME_INPUT_PATTERN = `^\\s*\\S(?:[\\s\\S]{0,${LIMITS.nameMax - 2}}\\S)?\\s*$`;
+// The validator's character rules (src/domain/text_rules.ts), quoted as character classes.
+const TEXT_CHAR = `[^${CONTROL_CHARS}${SURROGATES}]`;
+const KEPT_CHAR = `[^${TRIMMED_CHARS}${CONTROL_CHARS}${SURROGATES}]`;
+const TRIMMED = `[${TRIMMED_CHARS}]*`;
+/** A name whose trimmed form has 1 to `nameMax` code points and no control character. */
+export const NAME_INPUT_PATTERN = `^${TRIMMED}${KEPT_CHAR}(?:${TEXT_CHAR}{0,${
+  LIMITS.nameMax - 2
+}}${KEPT_CHAR})?${TRIMMED}$`;
+/** Somewhere a character that shows something (not only spaces or format characters). */
+export const VISIBLE_PATTERN = `[^${INVISIBLE_CHARS}${SURROGATES}]`;
+/** No control character and no lone surrogate (address fields). */
+const TEXT_PATTERN = `^${TEXT_CHAR}*$`;
+/** No lone surrogate (metadata keys and values). */
+const WELL_FORMED_PATTERN = `^[^${SURROGATES}]*$`;
 const TIMESTAMP_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$";
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -27,6 +41,7 @@ const email: Schema = {
   format: "email",
   maxLength: LIMITS.emailMax,
   pattern: EMAIL_PATTERN,
+  allOf: [{ pattern: EMAIL_LOCAL_MAX_PATTERN }],
   description: "A valid address, unique among live customers (compared case-insensitively).",
   examples: ["ada@example.com"],
 };
@@ -36,11 +51,23 @@ const phone: Schema = {
   description: "E.164: `+` then 2 to 15 digits.",
   examples: ["+442079460958"],
 };
+const name: Schema = {
+  type: "string",
+  pattern: NAME_INPUT_PATTERN,
+  allOf: [{ pattern: VISIBLE_PATTERN }],
+  description: `Trimmed; 1 to ${LIMITS.nameMax} characters (code points) after trimming, ` +
+    "with no control character (U+0000-U+001F, U+007F-U+009F) and at least one visible one.",
+};
+const metadataValue: Schema = {
+  type: "string",
+  maxLength: LIMITS.metadataValueMax,
+  pattern: WELL_FORMED_PATTERN,
+};
 const metadataInput: Schema = {
   type: ["object", "null"],
   maxProperties: LIMITS.metadataKeysMax,
-  propertyNames: { minLength: 1, maxLength: LIMITS.metadataKeyMax },
-  additionalProperties: { type: "string", maxLength: LIMITS.metadataValueMax },
+  propertyNames: { minLength: 1, maxLength: LIMITS.metadataKeyMax, pattern: WELL_FORMED_PATTERN },
+  additionalProperties: metadataValue,
   description: `String to string, at most ${LIMITS.metadataKeysMax} keys of 1 to ` +
     `${LIMITS.metadataKeyMax} characters, values of at most ${LIMITS.metadataValueMax}; ` +
     "`null` or left out means `{}`.",
@@ -65,7 +92,7 @@ const address: Schema = {
         enum: [...[...COUNTRY_CODES].sort(), null],
         description: "An officially assigned ISO 3166-1 alpha-2 code, upper case.",
       }
-      : { type: ["string", "null"], maxLength: LIMITS.addressFieldMax },
+      : { type: ["string", "null"], maxLength: LIMITS.addressFieldMax, pattern: TEXT_PATTERN },
   ])),
 };
 
@@ -76,11 +103,7 @@ const customerInput: Schema = {
   required: ["name", "email"],
   additionalProperties: false,
   properties: {
-    name: {
-      type: "string",
-      pattern: NAME_INPUT_PATTERN,
-      description: `Trimmed; 1 to ${LIMITS.nameMax} characters (code points) after trimming.`,
-    },
+    name,
     email,
     phone,
     address: nullable(ref("Address")),
@@ -98,23 +121,20 @@ const customerInput: Schema = {
 
 const customerPatch: Schema = {
   type: "object",
-  description: "A JSON Merge Patch (RFC 7396) of the mutable fields: `null` removes a field " +
-    "(or a metadata key); nested objects are merged. The result must satisfy CustomerInput.",
+  description: "A JSON Merge Patch (RFC 7396) of the mutable fields, each under the same rules " +
+    "as in CustomerInput: `null` removes an optional field or a metadata key (`name` and " +
+    "`email` cannot be removed); nested objects are merged. The result must satisfy " +
+    "CustomerInput too (for instance at most " + LIMITS.metadataKeysMax + " metadata keys).",
   additionalProperties: false,
   properties: {
-    name: { type: "string" },
-    email: { type: "string" },
+    name,
+    email,
     phone,
-    address: {
-      type: ["object", "null"],
-      additionalProperties: false,
-      properties: Object.fromEntries(
-        ADDRESS_FIELDS.map((field) => [field, { type: ["string", "null"] }]),
-      ),
-    },
+    address: nullable(ref("Address")),
     metadata: {
-      type: ["object", "null"],
-      additionalProperties: { type: ["string", "null"], maxLength: LIMITS.metadataValueMax },
+      ...metadataInput,
+      additionalProperties: { ...metadataValue, type: ["string", "null"] },
+      description: "Merged key by key: a string sets a key, `null` removes it.",
     },
     ...readOnlyIgnored,
   },
@@ -142,7 +162,8 @@ const customer: Schema = {
       type: "string",
       minLength: 1,
       maxLength: LIMITS.nameMax,
-      pattern: "^\\S(?:[\\s\\S]*\\S)?$",
+      pattern: `^${KEPT_CHAR}(?:${TEXT_CHAR}*${KEPT_CHAR})?$`,
+      allOf: [{ pattern: VISIBLE_PATTERN }],
     },
     email,
     phone,

@@ -1,6 +1,6 @@
 /** The CustomerInput schema and parseCustomerInput accept and refuse exactly the same bodies. */
 import assert from "node:assert/strict";
-import { parseCustomerInput } from "../../src/domain/validation.ts";
+import { mergePatchViolations, parseCustomerInput } from "../../src/domain/validation.ts";
 import { schemaErrors } from "../support/contract.ts";
 import { seededRandom, seedFrom } from "../support/prng.ts";
 
@@ -25,6 +25,18 @@ const FIELDS: Variants = {
     "",
     "   ",
     "\u3000",
+    "\ud800",
+    "Ada\udfff",
+    "\ud83d\ude00",
+    "\u0085",
+    "\u0000",
+    "Ada\u0000Lovelace",
+    "Ada\tLovelace",
+    "\u200b",
+    " \u200b\u2060\ufe0f ",
+    "\u3164",
+    "\u200bAda",
+    "\u{E0041}",
     5,
     null,
     ["Ada"],
@@ -61,6 +73,7 @@ const FIELDS: Variants = {
     '"a"@c.co',
     "ä@c.co",
     "a@ä.co",
+    "\ud800@c.co",
     "",
     5,
     null,
@@ -80,6 +93,10 @@ const FIELDS: Variants = {
     { line2: long(200, "😀"), city: "", region: "", postal_code: "" },
     { postal_code: long(201, "😀") },
     { city: 5 },
+    { line1: "\ud800" },
+    { city: "Lon\u0007don" },
+    { region: "\u0085" },
+    { line2: "\u200b" },
     { zip: "x" },
     [],
     "London",
@@ -97,6 +114,10 @@ const FIELDS: Variants = {
     { k: long(501) },
     { k: 5 },
     { k: null },
+    { "\ud800": "v" },
+    { k: "\udfff" },
+    { k: "a\u0000\n" },
+    { [long(40, "\ud800")]: "v" },
     keys(50),
     keys(51),
     [],
@@ -186,5 +207,49 @@ Deno.test("schema and validator agree on random combinations of edge values", ()
       fields.map(([field, values]) => [field, values[Math.floor(random() * values.length)]]),
     );
     assertAgree(body(choice), `AGREEMENT_SEED=${seed} case ${i}`);
+  }
+});
+
+/** A merge patch may also send `null` to remove a field or a metadata key. */
+const PATCH_FIELDS: Variants = {
+  ...FIELDS,
+  address: [...FIELDS.address, { line1: null, zip: null }, { country: null }],
+  metadata: [...FIELDS.metadata, { k: null, [long(41, "k")]: null }, { "\ud800": null }],
+};
+
+function assertPatchAgree(patch: Record<string, unknown>, label: string): boolean {
+  const violations = mergePatchViolations(patch);
+  const errors = schemaErrors("CustomerPatch", patch);
+  assert.equal(
+    errors.length === 0,
+    violations.length === 0,
+    `${label}: the validator ${
+      violations.length === 0 ? "accepts" : `refuses (${JSON.stringify(violations)})`
+    } but the schema ${errors.length === 0 ? "accepts" : `refuses: ${errors.join("; ")}`}\n${
+      JSON.stringify(patch).slice(0, 400)
+    }`,
+  );
+  return violations.length === 0;
+}
+
+Deno.test("the CustomerPatch schema and the merge patch check agree on every edge value", () => {
+  let accepted = 0;
+  let refused = 0;
+  for (const [field, values] of Object.entries(PATCH_FIELDS)) {
+    for (const value of values) {
+      const ok = assertPatchAgree(body({ [field]: value }), `${field} = ${String(value)}`);
+      if (ok) accepted++;
+      else refused++;
+    }
+  }
+  assert.ok(accepted > 40 && refused > 40, `accepted ${accepted}, refused ${refused}`);
+  const seed = seedFrom("AGREEMENT_SEED");
+  const random = seededRandom(seed);
+  for (let i = 0; i < 2000; i++) {
+    const choice = Object.fromEntries(
+      Object.entries(PATCH_FIELDS).filter(() => random() < 0.4)
+        .map(([field, values]) => [field, values[Math.floor(random() * values.length)]]),
+    );
+    assertPatchAgree(body(choice), `AGREEMENT_SEED=${seed} patch ${i}`);
   }
 });

@@ -10,7 +10,7 @@ import {
 const ID = "01JDQ8Z5K3M4N5P6Q7R8S9T0VW";
 
 function parse(query: string) {
-  return parseListQuery(new URLSearchParams(query));
+  return parseListQuery(query);
 }
 
 Deno.test("an empty query lists the first page of the default size, unfiltered", () => {
@@ -61,7 +61,7 @@ Deno.test("a cursor is URL-safe base64 without padding", () => {
   for (const id of [ID, "7ZZZZZZZZZZZZZZZZZZZZZZZZZ", "00000000000000000000000000"]) {
     const cursor = encodeCursor(id);
     assert.match(cursor, /^[A-Za-z0-9_-]+$/);
-    assert.deepEqual(parseListQuery(new URLSearchParams({ cursor })).after, id);
+    assert.deepEqual(parseListQuery(new URLSearchParams({ cursor }).toString()).after, id);
   }
 });
 
@@ -79,7 +79,7 @@ Deno.test("a cursor this API did not issue is a BadRequestError quoting it", () 
   ];
   for (const cursor of garbage) {
     assert.throws(
-      () => parseListQuery(new URLSearchParams({ cursor })),
+      () => parseListQuery(new URLSearchParams({ cursor }).toString()),
       new BadRequestError(`cursor "${cursor}" is not a cursor this API issued`),
     );
   }
@@ -95,6 +95,38 @@ Deno.test("email and q filters are passed through with the limit and cursor", ()
   });
 });
 
-Deno.test("an empty q means no filter", () => {
-  assert.deepEqual(parse("q="), { limit: 100 });
+Deno.test("an empty filter means no filter, as an HTML form sends an empty field", () => {
+  for (const query of ["q=", "email=", "email=&q=", "?email=&q="]) {
+    assert.deepEqual(parse(query), { limit: 100 }, query);
+  }
+  assert.deepEqual(parse("email=&q=ada"), { limit: 100, q: "ada" });
+});
+
+Deno.test("an email filter of 254 characters is used, of 255 refused as a bad request", () => {
+  const email254 = `${"a".repeat(64)}@${"b".repeat(185)}.com`;
+  assert.equal(email254.length, 254);
+  assert.equal(parse(`email=${email254}`).email, email254);
+  assert.throws(() => parse(`email=a${email254}`), (error: Error) => {
+    assert.ok(error instanceof BadRequestError);
+    assert.match(error.message, /^email "a{40}…" is longer than 254 characters$/);
+    return true;
+  });
+  assert.throws(() => parse(`email=${"x".repeat(300)}`), BadRequestError);
+});
+
+Deno.test("a filter that percent-decodes to bytes that are not UTF-8 is refused, naming it", () => {
+  // %ED%A0%80 is a UTF-16 surrogate encoded as if it were a character; %FF is never UTF-8.
+  for (const [query, name] of [["q=%ED%A0%80", "q"], ["email=a%FF", "email"], ["q%C0=x", "q%C0"]]) {
+    assert.throws(
+      () => parse(query),
+      new BadRequestError(`Query parameter "${name}" is not percent-encoded UTF-8`),
+      query,
+    );
+  }
+});
+
+Deno.test("a lone % stays literal and valid UTF-8 escapes decode", () => {
+  assert.equal(parse("q=100%").q, "100%");
+  assert.equal(parse("q=%25%zz").q, "%%zz");
+  assert.equal(parse("q=Zo%C3%AB+%F0%9F%98%80").q, "Zoë 😀");
 });

@@ -349,6 +349,36 @@ Deno.test("patch whose result breaks a rule throws a ValidationError at the merg
   );
 });
 
+Deno.test("patch refuses a field that breaks a rule even when null makes it a no-op", () => {
+  const patches: [Record<string, unknown>, string][] = [
+    [{ nickname: null }, "/nickname"],
+    [{ address: { zip: null } }, "/address/zip"],
+    [{ metadata: { ["k".repeat(41)]: null } }, `/metadata/${"k".repeat(41)}`],
+    [{ metadata: { "\ud800": null } }, "/metadata/\ud800"],
+  ];
+  for (const [patch, pointer] of patches) {
+    const violations = violationsOf({ type: "PatchCustomer", id: ADA_ID, patch }, stateOf(ada()));
+    assert.deepEqual(violations.map((v) => v.pointer), [pointer], JSON.stringify(patch));
+  }
+});
+
+Deno.test("patch reports a violation of the patch and of its result once, with the result's", () => {
+  const many = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`n${i}`, "v"]));
+  assert.deepEqual(
+    violationsOf(
+      { type: "PatchCustomer", id: ADA_ID, patch: { name: "\ud800", metadata: many } },
+      stateOf(ada()),
+    ),
+    [
+      {
+        pointer: "/name",
+        detail: "must not contain a lone surrogate (an unpaired \\ud800-\\udfff escape)",
+      },
+      { pointer: "/metadata", detail: "must have at most 50 keys" },
+    ],
+  );
+});
+
 Deno.test("a patch that is not a JSON object throws a ValidationError at pointer ''", () => {
   for (const patch of [["name", "Ada"], "Ada", null, 42, true]) {
     assert.deepEqual(

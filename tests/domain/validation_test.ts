@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ValidationError, type Violation } from "../../src/domain/errors.ts";
-import { isValidEmail, parseCustomerInput } from "../../src/domain/validation.ts";
+import { isValidEmail } from "../../src/domain/email_address.ts";
+import { mergePatchViolations, parseCustomerInput } from "../../src/domain/validation.ts";
 
 const VALID = { name: "Ada Lovelace", email: "ada@example.com" };
 
@@ -523,4 +524,112 @@ Deno.test("a metadata __proto__ object value is rejected and pollutes nothing", 
     { pointer: "/metadata/__proto__", detail: "must be a string" },
   ]);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+// --- lone surrogates, control and invisible characters ---
+
+const LONE = "must not contain a lone surrogate (an unpaired \\ud800-\\udfff escape)";
+const CONTROL = "must not contain control characters (U+0000-U+001F, U+007F-U+009F)";
+
+Deno.test("a lone surrogate in any string field is refused at that field's pointer", () => {
+  const cases: [Record<string, unknown>, Violation][] = [
+    [{ name: "\ud800" }, { pointer: "/name", detail: LONE }],
+    [{ name: "Ada \udfff Lovelace" }, { pointer: "/name", detail: LONE }],
+    [{ email: "\ud800@example.com" }, {
+      pointer: "/email",
+      detail: "must be a valid email address",
+    }],
+    [{ phone: "+44\ud800" }, {
+      pointer: "/phone",
+      detail: "must be null or an E.164 number: + then 2 to 15 digits",
+    }],
+    [{ address: { line1: "\ud800" } }, { pointer: "/address/line1", detail: LONE }],
+    [{ address: { postal_code: "SW1\udbff" } }, { pointer: "/address/postal_code", detail: LONE }],
+    [{ address: { country: "G\ud800" } }, {
+      pointer: "/address/country",
+      detail: "must be an ISO 3166-1 alpha-2 code in upper case",
+    }],
+    [{ metadata: { k: "\ud800" } }, { pointer: "/metadata/k", detail: LONE }],
+    [{ metadata: { "\ud800": "v" } }, { pointer: "/metadata/\ud800", detail: `key ${LONE}` }],
+  ];
+  for (const [fields, violation] of cases) {
+    assert.deepEqual(violationsOf(withFields(fields)), [violation], JSON.stringify(fields));
+  }
+});
+
+Deno.test("a well-formed surrogate pair (an emoji) is accepted in every free-text field", () => {
+  const input = parseCustomerInput(withFields({
+    name: "Ada 😀",
+    address: { line1: "😀" },
+    metadata: { "😀": "😀" },
+  }));
+  assert.equal(input.name, "Ada 😀");
+  assert.equal(input.address?.line1, "😀");
+  assert.deepEqual(input.metadata, { "😀": "😀" });
+});
+
+Deno.test("a name made only of control, format or white-space characters is refused", () => {
+  for (const name of ["\u0085", "\u0000", "\u007f", " \u009f "]) {
+    assert.deepEqual(violationsOf(withFields({ name })), [{ pointer: "/name", detail: CONTROL }]);
+  }
+  for (const name of ["\u200b", "\u2060\ufe0f", " \u200d\u00ad ", "\u3164", "\ufeff\u200b"]) {
+    assert.deepEqual(violationsOf(withFields({ name })), [{
+      pointer: "/name",
+      detail: "must contain a visible character, not only spaces or format characters",
+    }], JSON.stringify(name));
+  }
+});
+
+Deno.test("a control character inside a name is refused; white space around it is trimmed", () => {
+  for (const name of ["Ada\u0000Lovelace", "Ada\tLovelace", "Ada\nLovelace", "Ada\u0085"]) {
+    assert.deepEqual(violationsOf(withFields({ name })), [{ pointer: "/name", detail: CONTROL }]);
+  }
+  assert.equal(
+    parseCustomerInput(withFields({ name: "\t Ada\u200bLovelace \r\n" })).name,
+    "Ada\u200bLovelace",
+  );
+});
+
+Deno.test("a control character anywhere in an address field is refused, metadata keeps them", () => {
+  for (const line1 of ["\u0000", "12 Main St\n", "\tx", "a\u0085b"]) {
+    assert.deepEqual(violationsOf(withFields({ address: { line1 } })), [
+      { pointer: "/address/line1", detail: CONTROL },
+    ]);
+  }
+  const input = parseCustomerInput(withFields({ metadata: { note: "line 1\nline 2\t\u0000" } }));
+  assert.equal(input.metadata.note, "line 1\nline 2\t\u0000");
+});
+
+// --- merge patches ---
+
+Deno.test("a merge patch's own fields follow the same rules, null removing optional ones", () => {
+  assert.deepEqual(mergePatchViolations({}), []);
+  assert.deepEqual(
+    mergePatchViolations({ phone: null, address: { line1: null }, metadata: { k: null } }),
+    [],
+  );
+  assert.deepEqual(mergePatchViolations({ name: null, email: null }), [
+    { pointer: "/name", detail: "is required" },
+    { pointer: "/email", detail: "is required" },
+  ]);
+  assert.deepEqual(
+    mergePatchViolations({
+      nickname: null,
+      name: "\u200b",
+      address: { zip: null, country: "gb" },
+      metadata: { ["k".repeat(41)]: null, v: 5, w: "\ud800" },
+    }),
+    [
+      { pointer: "/nickname", detail: "is not a known field" },
+      {
+        pointer: "/name",
+        detail: "must contain a visible character, not only spaces or format characters",
+      },
+      { pointer: "/address/zip", detail: "is not a known field" },
+      { pointer: "/address/country", detail: "must be an ISO 3166-1 alpha-2 code in upper case" },
+      { pointer: `/metadata/${"k".repeat(41)}`, detail: "key must be 1 to 40 characters" },
+      { pointer: "/metadata/v", detail: "must be a string or null" },
+      { pointer: "/metadata/w", detail: LONE },
+    ],
+  );
 });

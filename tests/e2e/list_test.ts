@@ -4,6 +4,7 @@ import {
   ApiClient,
   type ApiResponse,
   assertJsonType,
+  assertProblem,
   type Customer,
   inParallel,
   newCustomer,
@@ -157,6 +158,37 @@ Deno.test("listing customers", async (t) => {
       const none = await api.get("/api/customers?q=no-such-substring-anywhere");
       assert.equal(none.status, 200);
       assert.deepEqual(none.body, { data: [], next_cursor: null });
+    });
+
+    await t.step("an empty filter (email=, q=) lists exactly what no filter lists", async () => {
+      const unfiltered = await api.get("/api/customers?limit=7");
+      assert.equal(unfiltered.status, 200, unfiltered.text);
+      for (const query of ["email=", "q=", "email=&q="]) {
+        const res = await api.get(`/api/customers?${query}&limit=7`);
+        assert.equal(res.status, 200, `${query}: ${res.text}`);
+        assert.deepEqual(res.body, unfiltered.body, query);
+      }
+      const withQ = await api.get("/api/customers?email=&q=zebulon");
+      assert.equal(withQ.body.data.length, 2, "an empty email beside q filters by q alone");
+    });
+
+    await t.step("an email filter longer than 254 characters answers 400", async () => {
+      const res = await api.get(`/api/customers?email=${"a".repeat(290)}%40example.com`);
+      assertProblem(res, 400);
+      assert.match(res.body.detail, /longer than 254 characters/);
+      const at254 = `${"a".repeat(64)}@${"b".repeat(185)}.com`;
+      const ok = await api.get(`/api/customers?email=${encodeURIComponent(at254)}`);
+      assert.equal(ok.status, 200, ok.text);
+      assert.deepEqual(ok.body.data, []);
+    });
+
+    await t.step("a filter whose percent-encoding is not UTF-8 answers 400 naming it", async () => {
+      // %ED%A0%80 encodes a lone surrogate (U+D800), which no UTF-8 text can hold.
+      for (const [query, name] of [["q=%ED%A0%80", "q"], ["email=%ED%A0%80", "email"]]) {
+        const res = await api.get(`/api/customers?${query}`);
+        assertProblem(res, 400);
+        assert.match(res.body.detail, new RegExp(`"${name}" is not percent-encoded UTF-8`));
+      }
     });
 
     await t.step("a filter stays applied across pages via next_cursor and via Link", async () => {

@@ -57,6 +57,21 @@ const INVALID: [string, Record<string, unknown>, string[]][] = [
   ]],
   ["metadata key empty", { metadata: { "": "v" } }, ["/metadata/"]],
   ["unknown top-level field", { nickname: "Ada" }, ["/nickname"]],
+  // JSON.stringify escapes a lone surrogate, so the body carries the text \ud800.
+  ["name a lone surrogate", { name: "\ud800" }, ["/name"]],
+  ["name with a lone surrogate inside", { name: "Ada \udfff" }, ["/name"]],
+  ["name only NEL (a C1 control)", { name: "\u0085" }, ["/name"]],
+  ["name only NUL", { name: "\u0000" }, ["/name"]],
+  ["name only a zero-width space", { name: "\u200b" }, ["/name"]],
+  ["name only format characters and spaces", { name: " \u2060\u200d " }, ["/name"]],
+  ["name with a control inside", { name: "Ada\u0000Lovelace" }, ["/name"]],
+  ["email with a lone surrogate", { email: "\ud800@example.com" }, ["/email"]],
+  ["phone with a lone surrogate", { phone: "+44\ud800" }, ["/phone"]],
+  ["address line a lone surrogate", { address: { line1: "\ud800" } }, ["/address/line1"]],
+  ["city with a control", { address: { city: "Lon\u0007don" } }, ["/address/city"]],
+  ["region with a line break", { address: { region: "a\nb" } }, ["/address/region"]],
+  ["metadata value a lone surrogate", { metadata: { a: "\udfff" } }, ["/metadata/a"]],
+  ["metadata key a lone surrogate", { metadata: { "\ud800": "v" } }, ["/metadata/\ud800"]],
 ];
 
 const VALID: [string, Record<string, unknown>][] = [
@@ -74,6 +89,9 @@ const VALID: [string, Record<string, unknown>][] = [
   ["metadata with 50 keys", { metadata: manyKeys(50) }],
   ["metadata key of 40 and value of 500", { metadata: { ["k".repeat(40)]: "v".repeat(500) } }],
   ["metadata value empty", { metadata: { a: "" } }],
+  ["name with an emoji and a zero-width joiner", { name: "Ada 👩\u200d💻" }],
+  ["name trimmed of tab and line breaks", { name: "\tAda\r\n" }],
+  ["metadata value with a line break", { metadata: { note: "a\nb" } }],
 ];
 
 Deno.test("validation and uniqueness", async (t) => {
@@ -83,6 +101,7 @@ Deno.test("validation and uniqueness", async (t) => {
     const existing = await api.create(fullCustomer());
 
     await t.step("POST breaking one field rule answers 422 naming that pointer", async () => {
+      const before = (await api.get("/api/customers?limit=1000")).body.data.length;
       for (const [why, overrides, pointers] of INVALID) {
         const res = await api.post("/api/customers", { json: newCustomer(overrides) });
         try {
@@ -91,6 +110,8 @@ Deno.test("validation and uniqueness", async (t) => {
           throw new Error(`${why}: ${(error as Error).message}`);
         }
       }
+      const after = (await api.get("/api/customers?limit=1000")).body.data.length;
+      assert.equal(after, before, "a refused POST stores nothing");
     });
 
     await t.step("POST at the edges of every rule answers 201", async () => {
@@ -114,29 +135,40 @@ Deno.test("validation and uniqueness", async (t) => {
       assert.deepEqual((await api.get(`/api/customers/${existing.id}`)).body, existing);
     });
 
-    await t.step("PATCH whose result breaks a rule answers 422 and changes nothing", async () => {
-      const patches: [Record<string, unknown>, string[]][] = [
-        [{ name: null }, ["/name"]],
-        [{ email: null }, ["/email"]],
-        [{ email: "nope" }, ["/email"]],
-        [{ phone: "12" }, ["/phone"]],
-        [{ address: { country: "gb" } }, ["/address/country"]],
-        [{ metadata: { x: 7 } }, ["/metadata/x"]],
-        [{ nickname: "Ada" }, ["/nickname"]],
-      ];
-      for (const [patch, pointers] of patches) {
-        const res = await api.patch(`/api/customers/${existing.id}`, {
-          json: patch,
-          contentType: MERGE_PATCH,
-        });
-        try {
-          assertValidationPointers(res, pointers);
-        } catch (error) {
-          throw new Error(`${JSON.stringify(patch)}: ${(error as Error).message}`);
+    await t.step(
+      "PATCH whose fields or result break a rule answers 422, changing nothing",
+      async () => {
+        const patches: [Record<string, unknown>, string[]][] = [
+          [{ name: null }, ["/name"]],
+          [{ email: null }, ["/email"]],
+          [{ email: "nope" }, ["/email"]],
+          [{ phone: "12" }, ["/phone"]],
+          [{ address: { country: "gb" } }, ["/address/country"]],
+          [{ metadata: { x: 7 } }, ["/metadata/x"]],
+          [{ nickname: "Ada" }, ["/nickname"]],
+          [{ nickname: null }, ["/nickname"]],
+          [{ address: { zip: null } }, ["/address/zip"]],
+          [{ name: "\ud800" }, ["/name"]],
+          [{ name: "\u200b" }, ["/name"]],
+          [{ name: "\u0085" }, ["/name"]],
+          [{ address: { line2: "\udc00" } }, ["/address/line2"]],
+          [{ metadata: { "\ud800": null } }, ["/metadata/\ud800"]],
+          [{ metadata: { k: "\ud800" } }, ["/metadata/k"]],
+        ];
+        for (const [patch, pointers] of patches) {
+          const res = await api.patch(`/api/customers/${existing.id}`, {
+            json: patch,
+            contentType: MERGE_PATCH,
+          });
+          try {
+            assertValidationPointers(res, pointers);
+          } catch (error) {
+            throw new Error(`${JSON.stringify(patch)}: ${(error as Error).message}`);
+          }
         }
-      }
-      assert.deepEqual((await api.get(`/api/customers/${existing.id}`)).body, existing);
-    });
+        assert.deepEqual((await api.get(`/api/customers/${existing.id}`)).body, existing);
+      },
+    );
 
     await t.step("a body that is JSON but not an object answers 422", async () => {
       for (const body of ["[]", '"a string"', "42", "true", "null", "[{}]"]) {

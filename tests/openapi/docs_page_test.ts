@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { DOCS_CSP, docsPage, escapeHtml } from "../../src/openapi/docs_page.ts";
+import { EMAIL_PATTERN, VISIBLE_PATTERN } from "../../src/openapi/openapi_schemas.ts";
 import { API_DOCUMENT } from "../support/api_document.ts";
 
 Deno.test("escapeHtml neutralises every character that could open markup or an attribute", () => {
@@ -20,4 +21,13 @@ Deno.test("the docs page runs no script, loads nothing and its one style matches
   assert.equal(styles.length, 1);
   const hash = createHash("sha256").update(styles[0]).digest("base64");
   assert.ok(DOCS_CSP.includes(`style-src 'sha256-${hash}'`), DOCS_CSP);
+});
+
+Deno.test("the docs page shows a string's own rules and the patterns added under allOf", async () => {
+  const html = await docsPage({ ...API_DOCUMENT })().text();
+  const email = escapeHtml(
+    `string; maxLength 254; pattern ${EMAIL_PATTERN}; pattern ^[^@]{1,64}@; format email`,
+  );
+  assert.ok(html.includes(email), "the email field's summary");
+  assert.ok(html.includes(escapeHtml(`pattern ${VISIBLE_PATTERN}`)), "the name's visible rule");
 });

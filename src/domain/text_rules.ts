@@ -1,0 +1,51 @@
+/**
+ * The character rules of text fields, as regular-expression class bodies: the validator compiles
+ * them and the OpenAPI schemas quote the same text, so both refuse exactly the same strings.
+ * They use only `\uXXXX` escapes and ranges, which every JSON Schema regex dialect reads.
+ */
+
+/** C0 and C1 control characters (Unicode category Cc). */
+export const CONTROL_CHARS = "\\u0000-\\u001f\\u007f-\\u009f";
+
+/** UTF-16 surrogates: in a Unicode-aware pattern they match only a lone (unpaired) one. */
+export const SURROGATES = "\\ud800-\\udfff";
+
+/** What String#trim strips: white space (tab and line breaks included) and the BOM. */
+export const TRIMMED_CHARS =
+  "\\u0009-\\u000d \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff";
+
+/**
+ * Characters that show nothing on their own, in the Basic Multilingual Plane: white space,
+ * controls, format characters (Cf) and default-ignorable code points (zero-width space, Hangul
+ * fillers, variation selectors…). tests/domain/text_rules_test.ts derives this list from the
+ * runtime's Unicode tables.
+ */
+export const INVISIBLE_CHARS = "\\u0000-\\u0020\\u007f-\\u00a0\\u00ad\\u034f\\u0600-\\u0605" +
+  "\\u061c\\u06dd\\u070f\\u0890\\u0891\\u08e2\\u115f\\u1160\\u1680\\u17b4\\u17b5\\u180b-\\u180f" +
+  "\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f\\u3000\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0" +
+  "\\ufff0-\\ufffb";
+
+const CONTROL = new RegExp(`[${CONTROL_CHARS}]`, "u");
+const VISIBLE = new RegExp(`[^${INVISIBLE_CHARS}${SURROGATES}]`, "u");
+
+/** True when the string holds a lone surrogate, which no UTF-8 text can carry. */
+export function hasLoneSurrogate(value: string): boolean {
+  return !value.isWellFormed();
+}
+
+/** True when the string holds a C0 or C1 control character (tab and line breaks included). */
+export function hasControlChar(value: string): boolean {
+  return CONTROL.test(value);
+}
+
+/** True when at least one character of the string shows something. */
+export function hasVisibleChar(value: string): boolean {
+  return VISIBLE.test(value);
+}
+
+/** The length in code points, as contract §3 counts characters. */
+export function codePoints(value: string): number {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}
