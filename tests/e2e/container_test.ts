@@ -10,13 +10,22 @@ import { execForm, only, parseDockerfile } from "../support/dockerfile.ts";
 import { makeToken, TEST_SECRET } from "../support/tokens.ts";
 
 const ROOT = new URL("../../", import.meta.url);
-const TAG = "localhost/customer-api-e2e:latest";
+/** One tag per checkout, so that two checkouts never run each other's image; kept as a cache. */
+const TAG = `localhost/customer-api-e2e:${await checkoutId()}`;
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
 interface Run {
   code: number;
   stdout: string;
   stderr: string;
+}
+
+/** A short, stable name for this checkout: the first hex digits of its path's SHA-256. */
+async function checkoutId(): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(ROOT.pathname));
+  return [...new Uint8Array(digest).slice(0, 6)].map((b) => b.toString(16).padStart(2, "0")).join(
+    "",
+  );
 }
 
 /** Runs `podman args…` to its end (within `seconds`); JWT_SECRET is passed by name, never argv. */
