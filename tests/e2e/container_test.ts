@@ -7,67 +7,16 @@
 import assert from "node:assert/strict";
 import { ApiClient, type Customer, newCustomer } from "../support/api.ts";
 import { execForm, only, parseDockerfile } from "../support/dockerfile.ts";
+import { checkoutId, findDenoBase, podman, podmanOk } from "../support/podman.ts";
 import { makeToken, TEST_SECRET } from "../support/tokens.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 /** One tag per checkout, so that two checkouts never run each other's image; kept as a cache. */
 const TAG = `localhost/customer-api-e2e:${await checkoutId()}`;
-const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+/** JWT_SECRET reaches `podman run -e JWT_SECRET` through the environment, never the command line. */
+const WITH_SECRET = { env: { JWT_SECRET: TEST_SECRET } };
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** A short, stable name for this checkout: the first hex digits of its path's SHA-256. */
-async function checkoutId(): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(ROOT.pathname));
-  return [...new Uint8Array(digest).slice(0, 6)].map((b) => b.toString(16).padStart(2, "0")).join(
-    "",
-  );
-}
-
-/** Runs `podman args…` to its end (within `seconds`); JWT_SECRET is passed by name, never argv. */
-async function podman(args: string[], seconds = 60): Promise<Run> {
-  const output = await new Deno.Command("podman", {
-    args,
-    cwd: ROOT,
-    env: { JWT_SECRET: TEST_SECRET },
-    stdin: "null",
-    signal: AbortSignal.timeout(seconds * 1000),
-  }).output();
-  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
-}
-
-/** Like `podman`, but insists on exit code 0 and answers stdout. */
-async function podmanOk(args: string[], seconds?: number): Promise<string> {
-  const run = await podman(args, seconds);
-  assert.equal(run.code, 0, `podman ${args.join(" ")}: ${run.stderr}`);
-  return run.stdout.trim();
-}
-
-/** The Deno base image to build on, or why the test cannot run here. */
-async function findBase(): Promise<{ image?: string; skip?: string }> {
-  const ci = await Deno.readTextFile(new URL(".ci/run", ROOT));
-  const version = /^DENO_VERSION=(\S+)$/m.exec(ci)?.[1];
-  const candidates = [
-    Deno.env.get("CONTAINER_TEST_DENO_IMAGE"),
-    `localhost/deno-standin:${version}`,
-    `docker.io/denoland/deno:debian-${version}`,
-  ].filter((image): image is string => image !== undefined && image !== "");
-  try {
-    for (const image of candidates) {
-      if ((await podman(["image", "exists", image], 20)).code === 0) return { image };
-    }
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return { skip: "podman is not on PATH" };
-    throw error;
-  }
-  return { skip: `none of ${candidates.join(", ")} is present (scripts/podman-base-standin.sh)` };
-}
-
-const base = await findBase();
+const base = await findDenoBase();
 if (base.skip) console.warn(`container_test.ts skipped: ${base.skip}`);
 
 /** Waits until GET /healthz answers 200 from the container's published port. */
@@ -100,7 +49,7 @@ async function runContainer(name: string, volume: string): Promise<string> {
     "-e",
     "JWT_SECRET",
     TAG,
-  ]);
+  ], WITH_SECRET);
   const url = `http://${await podmanOk(["port", name, "8000/tcp"])}`;
   await healthy(url);
   return url;
@@ -119,7 +68,7 @@ Deno.test({
         "podman build --format docker builds the Dockerfile on the base image",
         async () => {
           const args = ["build", "--format", "docker", "--build-arg", `DENO_IMAGE=${base.image}`];
-          await podmanOk([...args, "-t", TAG, "."], 300);
+          await podmanOk([...args, "-t", TAG, "."], { seconds: 300 });
         },
       );
 
@@ -159,7 +108,7 @@ Deno.test({
       await t.step(
         "podman stop ends the server with exit code 0 after it says stopped",
         async () => {
-          await podmanOk(["stop", "-t", "30", first], 60);
+          await podmanOk(["stop", "-t", "30", first]);
           assert.equal(await podmanOk(["inspect", "-f", "{{.State.ExitCode}}", first]), "0");
           const logs = await podman(["logs", first]);
           const messages = logs.stdout.split("\n").filter((line) => line.startsWith("{"))
