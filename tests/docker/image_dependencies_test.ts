@@ -5,21 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { parseDockerfile } from "../support/dockerfile.ts";
+import {
+  type DenoConfig,
+  importedPackages,
+  type Lock,
+  lockedPackages,
+  packageName,
+} from "../support/import_maps.ts";
 
 const ROOT = new URL("../../", import.meta.url);
-
-interface DenoConfig {
-  imports: Record<string, string>;
-  lock?: string;
-  fmt?: Record<string, unknown>;
-  lint?: Record<string, unknown>;
-}
-
-interface Lock {
-  specifiers: Record<string, string>;
-  npm: Record<string, { integrity: string; dependencies?: string[] }>;
-  workspace: { dependencies: string[] };
-}
 
 async function readJson<T>(path: string): Promise<T> {
   return JSON.parse(await Deno.readTextFile(new URL(path, ROOT)));
@@ -32,110 +26,33 @@ const testsLock = await readJson<Lock>("tests/deno.lock");
 const serverPackages = Object.keys(server.imports).sort();
 const testOnly = Object.keys(tests.imports).filter((name) => !(name in server.imports));
 
-/** The package a bare specifier, `npm:` specifier or lock key names: `ajv/dist/x.js` → `ajv`. */
-function packageName(specifier: string): string {
-  const bare = specifier.replace(/^npm:\/?/, "");
-  const [first, second] = bare.split("/");
-  const name = first.startsWith("@") ? `${first}/${second}` : first;
-  // A lock key or versioned specifier ends in @version (after the scope's leading @).
-  const at = name.indexOf("@", 1);
-  return at > 0 ? name.slice(0, at) : name;
-}
-
-/** The packages the TypeScript files under `dir` import by a bare or `npm:` specifier. */
-async function importedPackages(dir: URL): Promise<Set<string>> {
-  const found = new Set<string>();
-  for await (const entry of Deno.readDir(dir)) {
-    const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
-    if (entry.isDirectory) {
-      for (const name of await importedPackages(url)) found.add(name);
-      continue;
-    }
-    if (!entry.name.endsWith(".ts")) continue;
-    const source = await Deno.readTextFile(url);
-    for (
-      const match of source.matchAll(
-        /(?:from\s+|import\s*\(\s*|import\s+)"([^"]+)"/g,
-      )
-    ) {
-      const specifier = match[1];
-      if (/^(\.|\/|node:|file:|data:|https?:)/.test(specifier)) continue;
-      found.add(packageName(specifier));
-    }
-  }
-  return found;
-}
-
-/** The package names a lock installs: its workspace dependencies and all they depend on. */
-function lockedPackages(lock: Lock): Set<string> {
-  const keys = Object.keys(lock.npm);
-  const pending = lock.workspace.dependencies.map((spec) =>
-    `${packageName(spec)}@${lock.specifiers[spec]}`
-  );
-  const seen = new Set<string>();
-  while (pending.length > 0) {
-    const key = pending.pop()!;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    for (const dependency of lock.npm[key]?.dependencies ?? []) {
-      // A dependency is listed by name when one version is locked, else as name@version.
-      pending.push(
-        ...keys.filter((k) => k === dependency || packageName(k) === dependency),
-      );
-    }
-  }
-  return new Set([...seen].map(packageName));
-}
-
 Deno.test("the root import map names exactly the packages src/ and docker/ import", async () => {
   const used = await importedPackages(new URL("src/", ROOT));
-  for (const name of await importedPackages(new URL("docker/", ROOT))) {
-    used.add(name);
-  }
+  for (const name of await importedPackages(new URL("docker/", ROOT))) used.add(name);
   assert.deepEqual(serverPackages, [...used].sort());
   assert.deepEqual(serverPackages, ["jose", "ulid"]);
 });
 
 Deno.test("the root lock pins only the server's packages and installs nothing else", () => {
   assert.deepEqual([...lockedPackages(serverLock)].sort(), serverPackages);
-  assert.deepEqual(
-    Object.keys(serverLock.npm).map(packageName).sort(),
-    serverPackages,
-  );
-  assert.deepEqual(
-    serverLock.workspace.dependencies.sort(),
-    Object.values(server.imports).sort(),
-  );
+  assert.deepEqual(Object.keys(serverLock.npm).map(packageName).sort(), serverPackages);
+  assert.deepEqual(serverLock.workspace.dependencies.sort(), Object.values(server.imports).sort());
 });
 
 Deno.test("tests/deno.json holds the test-only packages, pinned in its own tests/deno.lock", () => {
   assert.deepEqual(testOnly.sort(), ["ajv", "ajv-formats", "playwright-core"]);
   assert.equal(tests.lock, "./deno.lock");
   const locked = lockedPackages(testsLock);
-  for (const name of testOnly) {
-    assert.ok(locked.has(name), `tests/deno.lock lacks ${name}`);
-  }
+  for (const name of testOnly) assert.ok(locked.has(name), `tests/deno.lock lacks ${name}`);
 });
 
 Deno.test("jose and ulid are pinned alike in deno.json and tests/deno.json and their locks", () => {
   for (const [name, specifier] of Object.entries(server.imports)) {
-    assert.equal(
-      tests.imports[name],
-      specifier,
-      `tests/deno.json pins ${name} differently`,
-    );
+    assert.equal(tests.imports[name], specifier, `tests/deno.json pins ${name} differently`);
     const version = serverLock.specifiers[specifier];
-    assert.equal(
-      testsLock.specifiers[specifier],
-      version,
-      `the locks resolve ${specifier} apart`,
-    );
+    assert.equal(testsLock.specifiers[specifier], version, `the locks resolve ${specifier} apart`);
     const key = `${name}@${version}`;
-    assert.equal(
-      testsLock.npm[key]?.integrity,
-      serverLock.npm[key].integrity,
-      key,
-    );
+    assert.equal(testsLock.npm[key]?.integrity, serverLock.npm[key].integrity, key);
   }
 });
 
@@ -160,24 +77,18 @@ Deno.test("deno info on every server entry point reaches no test-only package", 
     assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
     const info = JSON.parse(new TextDecoder().decode(output.stdout));
     const reached = Object.keys(info.npmPackages ?? {}).map(packageName);
-    for (const name of reached) {
-      assert.ok(name in server.imports, `${entry} reaches ${name}`);
-    }
+    for (const name of reached) assert.ok(name in server.imports, `${entry} reaches ${name}`);
   }
 });
 
 Deno.test("the image installs from the root deno.json and deno.lock, never the tests' config", async () => {
-  const dockerfile = parseDockerfile(
-    await Deno.readTextFile(new URL("Dockerfile", ROOT)),
-  );
+  const dockerfile = parseDockerfile(await Deno.readTextFile(new URL("Dockerfile", ROOT)));
   const copies = dockerfile.filter((i) => i.keyword === "COPY").map((i) => i.args);
   assert.ok(copies.includes("deno.json deno.lock ./"));
   for (const copy of copies) assert.doesNotMatch(copy, /tests/, copy);
-  const installs = dockerfile.filter((i) =>
+  const runs = dockerfile.filter((i) =>
     i.keyword === "RUN" && /deno (install|compile)/.test(i.args)
   );
-  assert.ok(installs.length > 0);
-  for (const run of installs) {
-    assert.doesNotMatch(run.args, /--config|tests\//, run.args);
-  }
+  assert.ok(runs.length > 0);
+  for (const run of runs) assert.doesNotMatch(run.args, /--config|tests\//, run.args);
 });
