@@ -29,7 +29,9 @@ const testOnly = Object.keys(tests.imports).filter((name) => !(name in server.im
 Deno.test("the root import map names exactly the packages src/ and docker/ import", async () => {
   const used = await importedPackages(new URL("src/", ROOT));
   for (const name of await importedPackages(new URL("docker/", ROOT))) used.add(name);
-  assert.deepEqual(serverPackages, [...used].sort());
+  const hint =
+    "a package only tests use belongs in tests/deno.json (deno add --config tests/deno.json)";
+  assert.deepEqual(serverPackages, [...used].sort(), hint);
   assert.deepEqual(serverPackages, ["jose", "ulid"]);
 });
 
