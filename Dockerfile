@@ -1,8 +1,17 @@
-# syntax=docker/dockerfile:1
 # customer-api container image. Build and run (see the README, "Container"):
 #   docker build -t customer-api .
+#   podman build --format docker -t customer-api .    (the docker format keeps the HEALTHCHECK)
 #   docker run -p 8000:8000 -v customer-api-data:/data --env-file customer-api.env customer-api
 # A standalone `deno compile` binary on distroless instead: docker build --target binary .
+# No `syntax` parser directive: BuildKit would fetch a frontend image for it, which fails offline.
+#
+# Build arguments:
+#   DENO_IMAGE         the base image (default below); for an offline build, an image already on
+#                      the machine (scripts/podman-base-standin.sh builds a stand-in for Podman)
+#   BINARY_BASE_IMAGE  the base of the `binary` target
+#   DENORT_BIN         `--target binary` only: a denort binary inside the build context, e.g.
+#                      --build-arg DENORT_BIN=dist/denort (.dockerignore lets dist/denort in), so
+#                      that `deno compile` does not download it
 #
 # The base image is pinned to the Deno version CI uses (.ci/run, DENO_VERSION). For a
 # reproducible build, pin it by digest as well; look the digest up where the registry is reachable
@@ -13,11 +22,17 @@ ARG DENO_IMAGE=denoland/deno:debian-2.9.6
 ARG BINARY_BASE_IMAGE=gcr.io/distroless/cc-debian12:nonroot
 
 # ---------------------------------------------------------------------------------------------
-# compile: a standalone binary. Needs network at build time: `deno compile` downloads `denort`
-# (or set DENORT_BIN to a local copy). Built only for `--target binary`.
+# compile: a standalone binary. Needs network at build time: `deno compile` downloads `denort`,
+# unless the DENORT_BIN build argument names a copy in the build context. Built only for
+# `--target binary`.
 FROM ${DENO_IMAGE} AS compile
+# No default: unset, it stays out of the environment and `deno compile` downloads denort.
+ARG DENORT_BIN
 WORKDIR /build
 COPY deno.json deno.lock ./
+# DENORT_BIN lands at the same path under /build, where `deno compile` (run in /build, with the
+# build argument in its environment) finds it. Without it, deno.lock is copied again: a no-op.
+COPY ${DENORT_BIN:-deno.lock} ./${DENORT_BIN:-deno.lock}
 RUN deno install --frozen
 COPY src/ src/
 # The permission flags come from DATA_DIR and JWKS_FILE as set here (src/cli/compile.ts).

@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { execForm, type Instruction, only, parseDockerfile } from "../support/dockerfile.ts";
 
 const ROOT = new URL("../../", import.meta.url);
-const dockerfile = parseDockerfile(await Deno.readTextFile(new URL("Dockerfile", ROOT)));
+const text = await Deno.readTextFile(new URL("Dockerfile", ROOT));
+const dockerfile = parseDockerfile(text);
+/** Where the README puts a local denort for `--build-arg DENORT_BIN=dist/denort`; may be absent. */
+const DENORT_PATH = "dist/denort";
 const app = dockerfile.filter((i) => i.stage === "app");
 
 function args(keyword: string, stage: Instruction[] = app): string[] {
@@ -20,6 +23,25 @@ Deno.test("the base image is the official Deno image at the version CI installs"
   const bases = dockerfile.filter((i) => i.keyword === "FROM" && i.stage !== "binary");
   assert.deepEqual(bases.map((i) => i.args.split(/\s+/)[0]), ["${DENO_IMAGE}", "${DENO_IMAGE}"]);
   assert.equal(dockerfile.at(-1)?.stage, "app", "a plain `docker build` must build the app stage");
+});
+
+Deno.test("the Dockerfile has no parser directive, so no builder fetches a frontend image", () => {
+  // Directives (`# syntax=…`) count only on the first line; a `syntax` one makes BuildKit fetch it.
+  assert.doesNotMatch(text.split("\n")[0], /^#\s*[a-z]+\s*=/i);
+  assert.doesNotMatch(text, /^#\s*syntax\s*=/im);
+});
+
+Deno.test("DENORT_BIN is a build argument without default, copied to its own path in /build", () => {
+  const compile = dockerfile.filter((i) => i.stage === "compile");
+  // Without a default an unset DENORT_BIN stays out of RUN's environment and deno downloads denort.
+  assert.ok(args("ARG", compile).includes("DENORT_BIN"), "no DENORT_BIN build argument");
+  assert.deepEqual(args("WORKDIR", compile), ["/build"]);
+  // Relative to /build, the build argument in RUN's environment names the copied file.
+  assert.ok(
+    args("COPY", compile).includes("${DENORT_BIN:-deno.lock} ./${DENORT_BIN:-deno.lock}"),
+    "no COPY of DENORT_BIN to the same path under /build",
+  );
+  assert.ok(text.includes(`--build-arg DENORT_BIN=${DENORT_PATH}`), "the header shows no example");
 });
 
 Deno.test("the app stage runs as deno with HOST=0.0.0.0, PORT=8000 and DATA_DIR=/data", () => {
@@ -60,7 +82,11 @@ Deno.test(".dockerignore keeps out everything but what the Dockerfile copies", a
     return line.slice(1).replace(/\/$/, "");
   });
   const sources = dockerfile.filter((i) => i.keyword === "COPY" && !i.args.startsWith("--from"))
-    .flatMap((i) => i.args.split(/\s+/).slice(0, -1).map((path) => path.replace(/\/$/, "")));
+    .flatMap((i) => i.args.split(/\s+/).slice(0, -1).map((path) => path.replace(/\/$/, "")))
+    // `${DENORT_BIN:-deno.lock}` copies DENORT_BIN when it is set, else its default.
+    .flatMap((path) => path === "${DENORT_BIN:-deno.lock}" ? [DENORT_PATH, "deno.lock"] : [path]);
   assert.deepEqual([...new Set(sources)].sort(), [...included].sort());
-  for (const path of included) await Deno.stat(new URL(path, ROOT));
+  for (const path of included.filter((path) => path !== DENORT_PATH)) {
+    await Deno.stat(new URL(path, ROOT));
+  }
 });
