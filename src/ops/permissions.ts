@@ -26,6 +26,10 @@ export const SERVER_ENV_VARS = [
   "RATE_LIMIT",
   "RATE_LIMIT_BURST",
   "CORS_ORIGINS",
+  "HEADER_TIMEOUT",
+  "BODY_TIMEOUT",
+  "IDLE_TIMEOUT",
+  "IDEMPOTENCY_MAX_KEYS",
 ] as const;
 
 /** The paths the server may touch: it writes only its data directory and reads the key file. */
