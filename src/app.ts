@@ -40,6 +40,8 @@ export interface AppDeps {
   authenticate: Authenticate;
   /** The request body limit in bytes. */
   maxBodyBytes: number;
+  /** How long a request body may take to arrive, in ms (default: BODY_TIMEOUT's 30 s). */
+  bodyTimeoutMs?: number;
   /** Receives unexpected errors, those answered 500 (the client sees a generic message). */
   onError?: (error: unknown, requestId: string) => void;
   /** Receives every finished request. */
@@ -63,7 +65,7 @@ interface Outcome {
 export function createHandler(
   deps: AppDeps,
 ): (request: Request) => Response | Promise<Response> {
-  const customers = customerHandlers(deps.service, deps.maxBodyBytes);
+  const customers = customerHandlers(deps.service, deps.maxBodyBytes, deps.bodyTimeoutMs);
   const api = new Router<Handler>(
     [
       { pathname: "/api/customers", methods: { GET: customers.list, POST: customers.create } },

@@ -6,6 +6,7 @@ import { createAuthenticator, type Principal } from "./auth/authenticator.ts";
 import { UnusableKeySetError } from "./auth/key_sources.ts";
 import { TokenCache } from "./auth/token_cache.ts";
 import { CorsPolicy } from "./http/cors.ts";
+import { acceptRecoveryLog, serveRecovering } from "./http/connection_limits.ts";
 import { Metrics } from "./ops/metrics.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
 import { bufferedSink, createLogger, type LogLevel, requestLine } from "./ops/log.ts";
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
     projection,
     clock: Date.now,
     newId: monotonicFactory(),
+    idempotencyMaxKeys: config.idempotencyMaxKeys,
     onCommit: (event) => {
       metrics.eventsAppended(1);
       persistence.noteWrite(event.type === "customer.deleted");
@@ -90,6 +92,7 @@ async function main(): Promise<void> {
       cache: new TokenCache<Principal>(),
     }),
     maxBodyBytes: config.maxBodyBytes,
+    bodyTimeoutMs: config.bodyTimeoutMs,
     onError: (error, requestId) =>
       log.error("unexpected error", { request_id: requestId, error: String(error) }),
     onRequest: logRequests ? (...fields) => sink.line(requestLine(...fields)) : undefined,
@@ -115,15 +118,19 @@ async function main(): Promise<void> {
   };
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
-  const server = Deno.serve({
-    port: config.port,
-    hostname: config.host,
-    onListen: ({ hostname, port }) => {
-      const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-      log.always("listening", { url: `http://${host}:${port}` });
-      announce?.(`http://${host}:${port}`);
+  const server = serveRecovering(
+    {
+      port: config.port,
+      hostname: config.host,
+      onListen: ({ hostname, port }) => {
+        const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+        log.always("listening", { url: `http://${host}:${port}` });
+        announce?.(`http://${host}:${port}`);
+      },
     },
-  }, handler);
+    handler,
+    acceptRecoveryLog(log, metrics),
+  );
   if (recovery.eventsReplayed > 0) persistence.startCompaction();
 }
 

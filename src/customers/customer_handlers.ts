@@ -8,7 +8,7 @@ import type { CustomerService, WriteContext } from "./customer_service.ts";
 import { type Principal, requireScope } from "../auth/authenticator.ts";
 import { READ_SCOPE, WRITE_SCOPE } from "../auth/scopes.ts";
 import { JSON_TYPE } from "../http/media_types.ts";
-import { readJsonBody } from "../http/body.ts";
+import { DEFAULT_BODY_TIMEOUT_MS, readJsonBody } from "../http/body.ts";
 import { etag, ifNoneMatchHits, parseIfMatch } from "../http/conditional.ts";
 import { BadRequestError } from "../http/errors.ts";
 import { encodeCursor, parseListQuery } from "./list_query.ts";
@@ -30,7 +30,11 @@ const PATCH_BODY = ["application/merge-patch+json", "application/json"];
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
 /** The customer endpoints of contract §4, bound to a service. */
-export function customerHandlers(service: CustomerService, maxBodyBytes: number) {
+export function customerHandlers(
+  service: CustomerService,
+  maxBodyBytes: number,
+  bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
+) {
   const writeContext = (context: HandlerContext) => ({
     actor: context.principal.sub,
     requestId: context.requestId,
@@ -50,7 +54,7 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
   ): Promise<Response> {
     requireScope(context.principal, WRITE_SCOPE);
     const id = live(service, context.params.id).id;
-    const body = await readJsonBody(request, accepted, maxBodyBytes);
+    const body = await readJsonBody(request, accepted, maxBodyBytes, bodyTimeoutMs);
     const expected = parseIfMatch(request.headers.get("if-match"));
     const customer = await apply(id, body, expected, writeContext(context));
     return customerResponse(jsonOf(customer), customer.version, 200);
@@ -79,7 +83,7 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
       if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
         throw new BadRequestError("Idempotency-Key must be 1 to 255 printable ASCII characters");
       }
-      const body = await readJsonBody(request, JSON_BODY, maxBodyBytes);
+      const body = await readJsonBody(request, JSON_BODY, maxBodyBytes, bodyTimeoutMs);
       const { customer, replayed } = await service.create(body, writeContext(context), key);
       const response = customerResponse(jsonOf(customer), customer.version, 201);
       response.headers.set("location", `/api/customers/${customer.id}`);

@@ -11,6 +11,7 @@ import {
 import { StorageFullError, StoreFailedError, WriteFailedError } from "../store/store_errors.ts";
 import {
   BadRequestError,
+  BodyTimeoutError,
   BodyTooLargeError,
   InsufficientScopeError,
   InvalidTokenError,
@@ -69,6 +70,9 @@ function toProblem(error: unknown): Problem {
   }
   if (error instanceof BadRequestError) {
     return { ...kind(400, "bad-request", "Bad request"), detail };
+  }
+  if (error instanceof BodyTimeoutError) {
+    return { ...kind(408, "body-timeout", "Request body timed out"), detail };
   }
   if (error instanceof BodyTooLargeError) {
     return { ...kind(413, "body-too-large", "Request body too large"), detail };

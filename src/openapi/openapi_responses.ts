@@ -12,6 +12,7 @@ export const PROBLEM_TYPES = {
   "method-not-allowed": { status: 405, title: "Method not allowed" },
   "email-taken": { status: 409, title: "Email already in use" },
   "idempotency-key-in-flight": { status: 409, title: "Request in flight" },
+  "body-timeout": { status: 408, title: "Request body timed out" },
   "precondition-failed": { status: 412, title: "Precondition failed" },
   "body-too-large": { status: 413, title: "Request body too large" },
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
