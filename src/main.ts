@@ -118,19 +118,15 @@ async function main(): Promise<void> {
   };
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
-  const server = serveRecovering(
-    {
-      port: config.port,
-      hostname: config.host,
-      onListen: ({ hostname, port }) => {
-        const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-        log.always("listening", { url: `http://${host}:${port}` });
-        announce?.(`http://${host}:${port}`);
-      },
+  const server = serveRecovering(acceptRecoveryLog(log, metrics), {
+    port: config.port,
+    hostname: config.host,
+    onListen: ({ hostname, port }) => {
+      const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+      log.always("listening", { url: `http://${host}:${port}` });
+      announce?.(`http://${host}:${port}`);
     },
-    handler,
-    acceptRecoveryLog(log, metrics),
-  );
+  }, handler);
   if (recovery.eventsReplayed > 0) persistence.startCompaction();
 }
 

@@ -43,9 +43,9 @@ interface Episode {
 
 /** `Deno.serve` for TCP that listens again, on the port first bound, after its accept loop dies. */
 export function serveRecovering(
+  events: AcceptRecoveryEvents,
   options: RecoveringServeOptions,
   handler: Deno.ServeHandler,
-  events: AcceptRecoveryEvents,
   pauses: RetryPauses = DEFAULT_PAUSES,
 ): RecoveringServer {
   // Every server ever started: the old ones still serve the connections they accepted.

@@ -14,6 +14,8 @@ export interface StartOptions {
   dataDir?: string;
   /** Extra or overriding environment variables. */
   env?: Record<string, string>;
+  /** Start under this open-file limit (`ulimit -n` in a bash that then runs the server). */
+  openFileLimit?: number;
 }
 
 /** How a stopped server ended, with everything it printed. */
@@ -72,8 +74,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const ownsDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "customer-api-e2e-" });
   const env = serverEnv(dataDir, options.env);
-  const child = new Deno.Command(Deno.execPath(), {
-    args: serverArgs(env),
+  const [command, args] = limited(serverArgs(env), options.openFileLimit);
+  const child = new Deno.Command(command, {
+    args,
     cwd: REPO_ROOT,
     env,
     clearEnv: true,
@@ -141,6 +144,12 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     if (ownsDataDir) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   };
   return { url: first.url, dataDir, stop, dispose, [Symbol.asyncDispose]: dispose };
+}
+
+/** Deno with `args`, or under `ulimit -n limit` through bash's exec (the pid stays the server's). */
+function limited(args: string[], limit: number | undefined): [string, string[]] {
+  if (limit === undefined) return [Deno.execPath(), args];
+  return ["bash", ["-c", `ulimit -n ${limit} && exec "$0" "$@"`, Deno.execPath(), ...args]];
 }
 
 /** Makes a temp directory to share between several server lives; remove it with `removeDir`. */
