@@ -32,7 +32,7 @@ export interface RecoveringServer {
 /** The TCP options this needs: a fixed address to listen on again. */
 export type RecoveringServeOptions = Deno.ServeTcpOptions & { port: number; hostname: string };
 
-const DEFAULT_PAUSES: RetryPauses = { firstMs: 50, maxMs: 1000, quietMs: 5000 };
+const DEFAULT_PAUSES: RetryPauses = { firstMs: 50, maxMs: 500, quietMs: 5000 };
 
 interface Episode {
   started: number;
