@@ -29,8 +29,8 @@ export interface RecoveringServer {
   shutdown(): Promise<void>;
 }
 
-/** The TCP options this needs: a fixed address to listen on again. */
-export type RecoveringServeOptions = Deno.ServeTcpOptions & { port: number; hostname: string };
+/** A TCP address: its port is pinned once bound, so PORT=0 comes back on the same port. */
+export type RecoveringTcpOptions = Deno.ServeTcpOptions & { port: number; hostname: string };
 
 const DEFAULT_PAUSES: RetryPauses = { firstMs: 50, maxMs: 500, quietMs: 5000 };
 
@@ -41,29 +41,42 @@ interface Episode {
   quiet?: ReturnType<typeof setTimeout>;
 }
 
-/** `Deno.serve` for TCP that listens again, on the port first bound, after its accept loop dies. */
+/** `Deno.serve` that listens again, on the address first bound, after its accept loop dies. */
 export function serveRecovering(
   events: AcceptRecoveryEvents,
-  options: RecoveringServeOptions,
+  options: RecoveringTcpOptions,
+  handler: Deno.ServeHandler,
+  pauses?: RetryPauses,
+): RecoveringServer;
+/** The same on a Unix domain socket. */
+export function serveRecovering(
+  events: AcceptRecoveryEvents,
+  options: Deno.ServeUnixOptions,
+  handler: Deno.ServeHandler,
+  pauses?: RetryPauses,
+): RecoveringServer;
+export function serveRecovering(
+  events: AcceptRecoveryEvents,
+  options: RecoveringTcpOptions | Deno.ServeUnixOptions,
   handler: Deno.ServeHandler,
   pauses: RetryPauses = DEFAULT_PAUSES,
 ): RecoveringServer {
   // Every server ever started: the old ones still serve the connections they accepted.
   const servers: Deno.HttpServer[] = [];
-  let port = options.port;
+  let port = "path" in options ? 0 : options.port;
   let stopping = false;
   // While descriptors stay short, accept fails again right after each new listen: one episode.
   let episode: Episode | undefined;
 
   const listen = (first: boolean): void => {
-    const server = Deno.serve({
-      ...options,
-      port,
-      onListen: (addr) => {
-        port = addr.port;
-        if (first) options.onListen?.(addr);
-      },
-    }, handler);
+    const onListen = (addr: Deno.Addr) => {
+      if (addr.transport === "tcp") port = addr.port;
+      if (first) (options.onListen as ((addr: Deno.Addr) => void) | undefined)?.(addr);
+    };
+    // Deno removes a Unix socket's file when its listener closes, so the path is free again.
+    const server = "path" in options
+      ? Deno.serve({ ...options, onListen }, handler)
+      : Deno.serve({ ...options, port, onListen }, handler);
     servers.push(server);
     server.finished.catch((error) => {
       if (stopping) return;
