@@ -33,6 +33,8 @@ export interface RecoveringServer {
 export type RecoveringTcpOptions = Deno.ServeTcpOptions & { port: number; hostname: string };
 
 const DEFAULT_PAUSES: RetryPauses = { firstMs: 50, maxMs: 500, quietMs: 5000 };
+/** Servers kept for their open connections; past this the oldest is shut down gracefully. */
+const MAX_SERVERS = 64;
 
 interface Episode {
   started: number;
@@ -78,6 +80,7 @@ export function serveRecovering(
       ? Deno.serve({ ...options, onListen }, handler)
       : Deno.serve({ ...options, port, onListen }, handler);
     servers.push(server);
+    if (servers.length > MAX_SERVERS) servers.shift()!.shutdown().catch(() => {});
     server.finished.catch((error) => {
       if (stopping) return;
       if (episode === undefined) {
