@@ -32,6 +32,7 @@ async function startNginx(upstreamPort: number, dir: string) {
     `daemon off; pid ${dir}/nginx.pid; error_log stderr warn; worker_processes 1;
 events { worker_connections 256; }
 http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy;
+fastcgi_temp_path ${dir}/fastcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
 include ${dir}/site.conf; }
 `,
   );
