@@ -29,6 +29,14 @@ export interface Config {
   rateLimit?: RatePolicy;
   /** Origins allowed by CORS; empty means CORS is off. */
   corsOrigins: string[];
+  /** A request head not complete within this many ms is cut off (by a proxy in front, see README). */
+  headerTimeoutMs: number;
+  /** A request body not received within this many ms is answered 408. */
+  bodyTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this many ms (by a proxy in front, see README). */
+  idleTimeoutMs: number;
+  /** At most this many idempotency keys are remembered; the oldest is forgotten first. */
+  idempotencyMaxKeys: number;
 }
 
 /** One of the three key sources of contract §1, or none (development mode). */
@@ -72,6 +80,10 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
     logLevel: logLevel(env("LOG_LEVEL")),
     rateLimit: rateLimit(env),
     corsOrigins: corsOrigins(env("CORS_ORIGINS")),
+    headerTimeoutMs: duration(env, "HEADER_TIMEOUT", 10_000),
+    bodyTimeoutMs: duration(env, "BODY_TIMEOUT", 30_000),
+    idleTimeoutMs: duration(env, "IDLE_TIMEOUT", 60_000),
+    idempotencyMaxKeys: integer(env, "IDEMPOTENCY_MAX_KEYS", 100_000, 1, 100_000_000),
   };
 }
 
@@ -188,4 +200,25 @@ function integer(
     throw new ConfigError(`${name} "${value}" must be an integer from ${min} to ${max}`);
   }
   return Number(value);
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const MAX_DURATION_MS = 24 * 3_600_000;
+
+/** A duration such as `500ms`, `10s`, `2m` or `1h`, in milliseconds, from 1 ms to 24 h. */
+function duration(
+  env: (name: string) => string | undefined,
+  name: string,
+  fallback: number,
+): number {
+  const value = env(name);
+  if (!nonEmpty(value)) return fallback;
+  const match = /^([0-9]+)(ms|s|m|h)$/.exec(value);
+  const ms = match === null ? NaN : Number(match[1]) * DURATION_UNITS_MS[match[2]];
+  if (!(ms >= 1 && ms <= MAX_DURATION_MS)) {
+    throw new ConfigError(
+      `${name} "${value}" must be a duration from 1ms to 24h such as 500ms, 10s, 2m or 1h`,
+    );
+  }
+  return ms;
 }

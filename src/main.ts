@@ -7,6 +7,7 @@ import type { Principal } from "./http/api_module.ts";
 import { UnusableKeySetError } from "./auth/key_sources.ts";
 import { TokenCache } from "./auth/token_cache.ts";
 import { CorsPolicy } from "./http/cors.ts";
+import { acceptRecoveryLog, serveRecovering } from "./http/connection_limits.ts";
 import { Metrics } from "./ops/metrics.ts";
 import { watchParent } from "./ops/parent_watch.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
@@ -62,6 +63,7 @@ async function main(): Promise<void> {
     projection,
     clock: Date.now,
     newId: monotonicFactory(),
+    idempotencyMaxKeys: config.idempotencyMaxKeys,
     onCommit: (event) => {
       metrics.eventsAppended(1);
       persistence.noteWrite(event.type === "customer.deleted");
@@ -84,7 +86,13 @@ async function main(): Promise<void> {
 
   const { key, algorithms, announce } = await verificationKey(config, log);
   const handler = createHandler({
-    modules: [customerModule({ service, maxBodyBytes: config.maxBodyBytes })],
+    modules: [
+      customerModule({
+        service,
+        maxBodyBytes: config.maxBodyBytes,
+        bodyTimeoutMs: config.bodyTimeoutMs,
+      }),
+    ],
     authenticate: createAuthenticator({
       key,
       algorithms,
@@ -119,7 +127,7 @@ async function main(): Promise<void> {
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
   watchParent(() => stop("launcher gone"));
-  const server = Deno.serve({
+  const server = serveRecovering(acceptRecoveryLog(log, metrics), {
     port: config.port,
     hostname: config.host,
     onListen: ({ hostname, port }) => {

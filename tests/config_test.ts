@@ -33,6 +33,10 @@ Deno.test("with nothing set, the defaults of contract §1 apply in development m
     logLevel: "info",
     rateLimit: undefined,
     corsOrigins: [],
+    headerTimeoutMs: 10_000,
+    bodyTimeoutMs: 30_000,
+    idleTimeoutMs: 60_000,
+    idempotencyMaxKeys: 100_000,
   });
 });
 
@@ -50,6 +54,10 @@ Deno.test("empty variables count as unset", () => {
     SNAPSHOT_EVERY: "",
     ERASE_WITHIN_SECONDS: "",
     SEGMENT_MAX_BYTES: "",
+    HEADER_TIMEOUT: "",
+    BODY_TIMEOUT: "",
+    IDLE_TIMEOUT: "",
+    IDEMPOTENCY_MAX_KEYS: "",
   };
   assert.deepEqual(load(vars), load({}));
 });
@@ -252,4 +260,29 @@ Deno.test("a PUBLIC_URL that is not a plain http(s) URL is refused, quoting it",
       `PUBLIC_URL "${value}" must be an http:// or https:// URL with no query, fragment or credentials`,
     );
   }
+});
+
+Deno.test("HEADER_TIMEOUT, BODY_TIMEOUT and IDLE_TIMEOUT read ms, s, m and h durations", () => {
+  const config = load({ HEADER_TIMEOUT: "500ms", BODY_TIMEOUT: "2m", IDLE_TIMEOUT: "1h" });
+  assert.equal(config.headerTimeoutMs, 500);
+  assert.equal(config.bodyTimeoutMs, 120_000);
+  assert.equal(config.idleTimeoutMs, 3_600_000);
+  assert.equal(load({ BODY_TIMEOUT: "10s" }).bodyTimeoutMs, 10_000);
+});
+
+Deno.test("a timeout without a unit, of zero, negative, fractional or over 24h is refused", () => {
+  for (const value of ["10", "0s", "-1s", "1.5s", "25h", "10 s", "ten seconds"]) {
+    assert.throws(
+      () => load({ BODY_TIMEOUT: value }),
+      (error: Error) =>
+        error instanceof ConfigError && error.message.startsWith(`BODY_TIMEOUT "${value}" must be`),
+      value,
+    );
+  }
+});
+
+Deno.test("IDEMPOTENCY_MAX_KEYS defaults to 100000 and must be a positive integer", () => {
+  assert.equal(load({}).idempotencyMaxKeys, 100_000);
+  assert.equal(load({ IDEMPOTENCY_MAX_KEYS: "5" }).idempotencyMaxKeys, 5);
+  assert.throws(() => load({ IDEMPOTENCY_MAX_KEYS: "0" }), ConfigError);
 });

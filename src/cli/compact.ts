@@ -18,6 +18,7 @@ try {
     projection: new CustomerProjection(),
     clock: Date.now,
     newId: monotonicFactory(),
+    idempotencyMaxKeys: config.idempotencyMaxKeys,
   });
   const persistence = new Persistence(store, service, log, {
     snapshotEvery: config.snapshotEvery,

@@ -5,7 +5,7 @@ import { CustomerNotFoundError } from "../domain/errors.ts";
 import type { CustomerService } from "./customer_service.ts";
 import type { HandlerContext } from "../http/api_module.ts";
 import { JSON_TYPE } from "../http/media_types.ts";
-import { readJsonBody } from "../http/body.ts";
+import { DEFAULT_BODY_TIMEOUT_MS, readJsonBody } from "../http/body.ts";
 import { etag, ifNoneMatchHits, parseIfMatch } from "../http/conditional.ts";
 import { BadRequestError } from "../http/errors.ts";
 import { encodeCursor, parseListQuery } from "./list_query.ts";
@@ -15,7 +15,11 @@ const PATCH_BODY = ["application/merge-patch+json", "application/json"];
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
 /** The customer endpoints of contract §4, bound to a service; the app checks their scopes. */
-export function customerHandlers(service: CustomerService, maxBodyBytes: number) {
+export function customerHandlers(
+  service: CustomerService,
+  maxBodyBytes: number,
+  bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
+) {
   const writeContext = (context: HandlerContext) => ({
     actor: context.principal.sub,
     requestId: context.requestId,
@@ -24,7 +28,7 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
   /** What PUT and PATCH read, in order: the customer must exist, then the body, then If-Match. */
   async function readChange(request: Request, context: HandlerContext, accepted: string[]) {
     const id = live(service, context.params.id).id;
-    const body = await readJsonBody(request, accepted, maxBodyBytes);
+    const body = await readJsonBody(request, accepted, maxBodyBytes, bodyTimeoutMs);
     const expected = parseIfMatch(request.headers.get("if-match"));
     return { id, body, expected, write: writeContext(context) };
   }
@@ -50,7 +54,7 @@ export function customerHandlers(service: CustomerService, maxBodyBytes: number)
       if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
         throw new BadRequestError("Idempotency-Key must be 1 to 255 printable ASCII characters");
       }
-      const body = await readJsonBody(request, JSON_BODY, maxBodyBytes);
+      const body = await readJsonBody(request, JSON_BODY, maxBodyBytes, bodyTimeoutMs);
       const { customer, replayed } = await service.create(body, writeContext(context), key);
       const response = customerResponse(customerText(customer), customer.version, 201);
       response.headers.set("location", `/api/customers/${customer.id}`);

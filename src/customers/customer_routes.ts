@@ -10,6 +10,8 @@ export interface CustomerModuleDeps {
   service: CustomerService;
   /** The request body limit in bytes. */
   maxBodyBytes: number;
+  /** How long a request body may take to arrive, in ms (BODY_TIMEOUT). */
+  bodyTimeoutMs?: number;
 }
 
 const read = (handler: Handler): Endpoint => ({ scope: READ_SCOPE, handler });
@@ -17,7 +19,7 @@ const write = (handler: Handler): Endpoint => ({ scope: WRITE_SCOPE, handler });
 
 /** The customer endpoints of contract §4 as route rows, each method with the scope it needs. */
 export function customerRoutes(deps: CustomerModuleDeps): Route<Endpoint>[] {
-  const customers = customerHandlers(deps.service, deps.maxBodyBytes);
+  const customers = customerHandlers(deps.service, deps.maxBodyBytes, deps.bodyTimeoutMs);
   return [
     {
       pathname: "/api/customers",

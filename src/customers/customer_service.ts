@@ -32,6 +32,8 @@ export interface CustomerServiceDeps {
   newId: () => string;
   /** Called after each write is durable and applied (the compaction policy listens here). */
   onCommit?: (event: StoredEvent) => void;
+  /** IDEMPOTENCY_MAX_KEYS: most idempotency keys remembered (default 100,000). */
+  idempotencyMaxKeys?: number;
 }
 
 /** One line of a snapshot: a live customer as JSON text, or a remembered idempotency key. */
@@ -50,7 +52,7 @@ export class CustomerService {
   #store: EventStore;
   #projection: CustomerProjection;
   #pending: PendingState;
-  #idempotency = new IdempotencyKeys();
+  #idempotency: IdempotencyKeys;
   #clock: () => number;
   #context: DecideContext;
   #appliedSeq = 0;
@@ -60,6 +62,7 @@ export class CustomerService {
     this.#store = deps.store;
     this.#projection = deps.projection;
     this.#pending = new PendingState(deps.projection);
+    this.#idempotency = new IdempotencyKeys(deps.idempotencyMaxKeys);
     this.#clock = deps.clock;
     this.#onCommit = deps.onCommit;
     this.#context = { now: () => new Date(deps.clock()).toISOString(), newId: deps.newId };

@@ -2,6 +2,8 @@ import type { Customer } from "../domain/customer.ts";
 
 /** How long a key is remembered (contract §4: 24 h). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** IDEMPOTENCY_MAX_KEYS's default: about 80 MB of heap at about 800 bytes per remembered key. */
+export const DEFAULT_IDEMPOTENCY_MAX_KEYS = 100_000;
 
 /** The first answer to a create that carried an idempotency key. */
 export interface IdempotentResult {
@@ -14,10 +16,21 @@ export interface IdempotentResult {
 /**
  * Idempotency keys of creates, scoped by the token subject so that one client can neither
  * collide with nor replay another's key. Entries come from the durable events, so they survive a restart.
+ * At most `maxKeys` are remembered: past that the oldest is forgotten, and no longer replays.
  */
 export class IdempotencyKeys {
   #done = new Map<string, IdempotentResult>();
   #inFlight = new Set<string>();
+  #maxKeys: number;
+
+  constructor(maxKeys = DEFAULT_IDEMPOTENCY_MAX_KEYS) {
+    this.#maxKeys = maxKeys;
+  }
+
+  /** How many keys are remembered (expired ones may still count until the next `remember`). */
+  get size(): number {
+    return this.#done.size;
+  }
 
   /** The remembered result for this key, if it is younger than the TTL at `now`. */
   lookup(actor: string, key: string, now: number): IdempotentResult | undefined {
@@ -49,14 +62,14 @@ export class IdempotencyKeys {
     }
   }
 
-  /** Remembers a durable result and forgets the ones past their TTL. */
+  /** Remembers a durable result and forgets the ones past their TTL, then the oldest past the cap. */
   remember(actor: string, key: string, result: IdempotentResult): void {
     const id = scope(actor, key);
     this.#done.delete(id);
     this.#done.set(id, result);
-    // Results arrive in time order, so expired ones sit at the front of the map.
+    // Results arrive in time order, so expired ones and then the oldest sit at the front of the map.
     for (const [oldest, entry] of this.#done) {
-      if (result.at - entry.at < IDEMPOTENCY_TTL_MS) break;
+      if (result.at - entry.at < IDEMPOTENCY_TTL_MS && this.#done.size <= this.#maxKeys) break;
       this.#done.delete(oldest);
     }
   }

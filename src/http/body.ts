@@ -1,26 +1,35 @@
 import { concat } from "../lib/bytes.ts";
 import { ValidationError } from "../domain/errors.ts";
-import { BodyTooLargeError, MalformedBodyError, UnsupportedMediaTypeError } from "./errors.ts";
+import {
+  BodyTimeoutError,
+  BodyTooLargeError,
+  MalformedBodyError,
+  UnsupportedMediaTypeError,
+} from "./errors.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 /** Deeper bodies are refused: a customer is 3 levels deep, and recursion must stay bounded. */
 export const MAX_JSON_DEPTH = 32;
+/** BODY_TIMEOUT's default: a body not received within 30 s is answered 408. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 /**
- * Reads a JSON body: checks its media type, enforces the size limit while reading
- * (Deno sets none), decodes strictly as UTF-8 and parses it.
+ * Reads a JSON body: checks its media type, enforces the size limit and the time limit while
+ * reading (Deno sets neither), decodes strictly as UTF-8 and parses it.
  */
 export async function readJsonBody(
   request: Request,
   accepted: readonly string[],
   maxBytes: number,
+  timeoutMs = DEFAULT_BODY_TIMEOUT_MS,
 ): Promise<unknown> {
   const contentType = request.headers.get("content-type");
   const mediaType = contentType?.split(";", 1)[0].trim().toLowerCase();
   if (mediaType === undefined || !accepted.includes(mediaType)) {
     throw new UnsupportedMediaTypeError(contentType, accepted);
   }
-  const bytes = await readLimited(request, maxBytes);
+  const deadline = new Deadline(timeoutMs);
+  const bytes = await readLimited(request, maxBytes, deadline).finally(() => deadline.stop());
   let text: string;
   try {
     text = decoder.decode(bytes);
@@ -54,7 +63,11 @@ function depthExceeds(value: unknown, limit: number): boolean {
   return false;
 }
 
-async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
+async function readLimited(
+  request: Request,
+  maxBytes: number,
+  deadline: Deadline,
+): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > maxBytes) {
     await request.body?.cancel();
@@ -63,7 +76,7 @@ async function readLimited(request: Request, maxBytes: number): Promise<Uint8Arr
   // With a declared length the HTTP server frames the body exactly, so one native read is safe;
   // the check after it covers a Request built in-process with a wrong header.
   if (declared <= maxBytes) {
-    const bytes = await request.bytes();
+    const bytes = await deadline.race(request.bytes());
     if (bytes.length > maxBytes) throw new BodyTooLargeError(maxBytes);
     return bytes;
   }
@@ -72,7 +85,11 @@ async function readLimited(request: Request, maxBytes: number): Promise<Uint8Arr
   let length = 0;
   const reader = request.body.getReader();
   while (true) {
-    const { done, value } = await reader.read();
+    const { done, value } = await deadline.race(reader.read()).catch((error) => {
+      // A trickling client must not hold the reader; its read settles when the stream ends.
+      if (error instanceof BodyTimeoutError) reader.cancel().catch(() => {});
+      throw error;
+    });
     if (done) break;
     length += value.length;
     if (length > maxBytes) {
@@ -82,4 +99,28 @@ async function readLimited(request: Request, maxBytes: number): Promise<Uint8Arr
     chunks.push(value);
   }
   return chunks.length === 1 ? chunks[0] : concat(chunks);
+}
+
+/** One timer for the whole body: whichever read is waiting when it fires fails with 408. */
+class Deadline {
+  #timer: ReturnType<typeof setTimeout>;
+  #expired: Promise<never>;
+
+  constructor(timeoutMs: number) {
+    let expire: (error: Error) => void = () => {};
+    this.#expired = new Promise<never>((_, reject) => expire = reject);
+    // Settled with no read waiting (e.g. between two reads) must not be an unhandled rejection.
+    this.#expired.catch(() => {});
+    this.#timer = setTimeout(() => expire(new BodyTimeoutError(timeoutMs)), timeoutMs);
+  }
+
+  /** `read`, or a BodyTimeoutError once the deadline passes first. */
+  race<T>(read: Promise<T>): Promise<T> {
+    return Promise.race([read, this.#expired]);
+  }
+
+  /** Ends the timer once the body is read (or reading failed). */
+  stop(): void {
+    clearTimeout(this.#timer);
+  }
 }

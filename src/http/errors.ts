@@ -14,6 +14,14 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/** The request body did not arrive within the body timeout. */
+export class BodyTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`The request body did not arrive within ${timeoutMs} ms`);
+    this.name = "BodyTimeoutError";
+  }
+}
+
 /** The request body's media type is missing or not accepted. */
 export class UnsupportedMediaTypeError extends Error {
   /** The media types the endpoint accepts. */

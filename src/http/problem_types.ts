@@ -9,6 +9,7 @@ import {
 import { StorageFullError, StoreFailedError, WriteFailedError } from "../store/store_errors.ts";
 import {
   BadRequestError,
+  BodyTimeoutError,
   BodyTooLargeError,
   InsufficientScopeError,
   InvalidTokenError,
@@ -95,6 +96,7 @@ const ROWS = {
   ),
   "email-taken": row(409, "Email already in use", on(EmailTakenError)),
   "idempotency-key-in-flight": row(409, "Request in flight", on(IdempotencyKeyInFlightError)),
+  "body-timeout": row(408, "Request body timed out", on(BodyTimeoutError)),
   "precondition-failed": row(412, "Precondition failed", on(VersionMismatchError)),
   "body-too-large": row(413, "Request body too large", on(BodyTooLargeError)),
   "unsupported-media-type": row(

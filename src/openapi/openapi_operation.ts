@@ -33,6 +33,7 @@ export const API_PROBLEMS: ProblemSlug[] = [
 /** The problems of reading a JSON body. */
 export const BODY_PROBLEMS: ProblemSlug[] = [
   "malformed-body",
+  "body-timeout",
   "body-too-large",
   "unsupported-media-type",
   "validation-error",

@@ -33,6 +33,7 @@ export class Metrics {
   #latency = new Map<string, Histogram>();
   #fsync = new Histogram(FSYNC_BUCKETS);
   #events = 0;
+  #listenerRestarts = 0;
   #customers: () => number;
 
   constructor(customersLive: () => number) {
@@ -56,6 +57,11 @@ export class Metrics {
   /** Counts durable events. */
   eventsAppended(count: number): void {
     this.#events += count;
+  }
+
+  /** Counts an episode in which accepting connections failed (out of file descriptors). */
+  acceptStopped(): void {
+    this.#listenerRestarts++;
   }
 
   /** Observes one fsync of the log. */
@@ -86,6 +92,9 @@ export class Metrics {
       "# HELP log_fsync_duration_seconds Latency of fdatasync on the event log.",
       "# TYPE log_fsync_duration_seconds histogram",
       ...this.#fsync.render("log_fsync_duration_seconds", ""),
+      "# HELP listener_restarts_total Episodes of failed accepts (no file descriptors) that restarted the listener.",
+      "# TYPE listener_restarts_total counter",
+      `listener_restarts_total ${this.#listenerRestarts}`,
       "# HELP customers_live Live customers in memory.",
       "# TYPE customers_live gauge",
       `customers_live ${this.#customers()}`,

@@ -31,6 +31,10 @@ export const SETTINGS_ENV_VARS = [
   "RATE_LIMIT",
   "RATE_LIMIT_BURST",
   "CORS_ORIGINS",
+  "HEADER_TIMEOUT",
+  "BODY_TIMEOUT",
+  "IDLE_TIMEOUT",
+  "IDEMPOTENCY_MAX_KEYS",
 ] as const;
 
 /** Every environment variable the server reads; `--allow-env` grants exactly these. */

@@ -144,3 +144,36 @@ Deno.test("idempotency keys survive a restart", async () => {
     await removeDir(dataDir);
   }
 });
+
+Deno.test("IDEMPOTENCY_MAX_KEYS=2: the newest keys replay, the oldest is forgotten, also after a restart", async () => {
+  const dataDir = await makeDataDir();
+  try {
+    const bodies = ["a", "b", "c"].map((key) => ({ key, body: newCustomer() }));
+    const env = { IDEMPOTENCY_MAX_KEYS: "2" };
+    for (const life of ["first", "after a restart"]) {
+      await using server = await startServer({ dataDir, env });
+      const api = new ApiClient(server.url, await makeToken());
+      const post = ({ key, body }: { key: string; body: unknown }) =>
+        api.post("/api/customers", { json: body, headers: { "idempotency-key": key } });
+      if (life === "first") {
+        for (const created of bodies) assert.equal((await post(created)).status, 201);
+      }
+      for (const created of bodies.slice(1)) {
+        const again = await post(created);
+        assert.equal(again.status, 201, `${life}: ${again.text}`);
+        assert.equal(
+          again.headers.get("idempotent-replayed"),
+          "true",
+          `${life}: key ${created.key}`,
+        );
+      }
+      // Key "a" is forgotten: the retry is a new create, refused because its email is taken.
+      const forgotten = await post(bodies[0]);
+      assertProblem(forgotten, 409);
+      assert.equal(forgotten.body.type, "urn:problem-type:customer-api:email-taken");
+      assert.equal((await api.listAll()).length, 3, life);
+    }
+  } finally {
+    await removeDir(dataDir);
+  }
+});

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { ValidationError } from "../../src/domain/errors.ts";
 import { MAX_JSON_DEPTH, readJsonBody } from "../../src/http/body.ts";
 import {
+  BodyTimeoutError,
   BodyTooLargeError,
   MalformedBodyError,
   UnsupportedMediaTypeError,
@@ -232,4 +233,39 @@ Deno.test("a body nested far deeper than the limit is refused without overflowin
 Deno.test("JSON scalars and null are returned as they are, for the caller to judge", async () => {
   assert.equal(await readJsonBody(jsonPost("null"), JSON_ONLY, LIMIT), null);
   assert.equal(await readJsonBody(jsonPost(" 42 "), JSON_ONLY, LIMIT), 42);
+});
+
+/** A body that sends `{` and then nothing more, until cancelled. */
+function stalledBody() {
+  const seen = { cancelled: false };
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode("{"));
+    },
+    cancel() {
+      seen.cancelled = true;
+    },
+  });
+  return { stream, seen };
+}
+
+Deno.test("a body that stops arriving fails with BodyTimeoutError after the timeout, and is cancelled", async () => {
+  const { stream, seen } = stalledBody();
+  const started = performance.now();
+  await assert.rejects(
+    readJsonBody(jsonPost(stream), JSON_ONLY, LIMIT, 100),
+    (error: Error) =>
+      error instanceof BodyTimeoutError &&
+      error.message === "The request body did not arrive within 100 ms",
+  );
+  const ms = performance.now() - started;
+  assert.ok(ms >= 90 && ms < 2000, `gave up after ${Math.round(ms)} ms`);
+  assert.ok(seen.cancelled, "the stalled stream was not cancelled");
+});
+
+Deno.test("a body read before the timeout is parsed, and the timeout passing later fails nothing", async () => {
+  const body = await readJsonBody(jsonPost('{"a":1}'), JSON_ONLY, LIMIT, 50);
+  assert.deepEqual(body, { a: 1 });
+  // An unhandled rejection from the expired deadline would fail this test here.
+  await new Promise((resolve) => setTimeout(resolve, 100));
 });

@@ -9,6 +9,7 @@ import {
 } from "../../src/domain/errors.ts";
 import {
   BadRequestError,
+  BodyTimeoutError,
   BodyTooLargeError,
   InsufficientScopeError,
   InvalidTokenError,
@@ -48,6 +49,7 @@ const SAMPLES: Error[] = [
   new EmailTakenError("ada@example.com"),
   new IdempotencyKeyInFlightError(),
   new VersionMismatchError(1),
+  new BodyTimeoutError(1000),
   new BodyTooLargeError(1),
   new UnsupportedMediaTypeError(null, ["application/json"]),
   new ValidationError([{ pointer: "/name", detail: "is required" }]),

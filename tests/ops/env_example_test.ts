@@ -19,6 +19,10 @@ const WITH_DEFAULTS = [
   "JWKS_COOLDOWN_SECONDS",
   "MAX_BODY_BYTES",
   "LOG_LEVEL",
+  "BODY_TIMEOUT",
+  "HEADER_TIMEOUT",
+  "IDLE_TIMEOUT",
+  "IDEMPOTENCY_MAX_KEYS",
 ];
 
 Deno.test(".env.example shows every variable the server reads, and no other", () => {

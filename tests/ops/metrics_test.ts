@@ -25,6 +25,7 @@ function busyMetrics(live: () => number): Metrics {
   metrics.eventsAppended(2);
   metrics.eventsAppended(1);
   metrics.observeFsync(0.0002);
+  metrics.acceptStopped();
   return metrics;
 }
 
@@ -52,6 +53,9 @@ Deno.test("render writes every family with HELP and TYPE, cumulative buckets, su
     ...FSYNC_LE.map((le, i) => `log_fsync_duration_seconds_bucket{le="${le}"} ${fsyncBuckets[i]}`),
     "log_fsync_duration_seconds_sum 0.0002",
     "log_fsync_duration_seconds_count 1",
+    "# HELP listener_restarts_total Episodes of failed accepts (no file descriptors) that restarted the listener.",
+    "# TYPE listener_restarts_total counter",
+    "listener_restarts_total 1",
     "# HELP customers_live Live customers in memory.",
     "# TYPE customers_live gauge",
     "customers_live 3",
@@ -68,6 +72,7 @@ Deno.test("a fresh registry exposes zero counters, empty fsync buckets and the l
     "no request series before the first request",
   );
   assert.equal(sample(samples, "events_appended_total"), 0);
+  assert.equal(sample(samples, "listener_restarts_total"), 0);
   assert.equal(sample(samples, 'log_fsync_duration_seconds_bucket{le="+Inf"}'), 0);
   assert.equal(sample(samples, "log_fsync_duration_seconds_count"), 0);
   assert.equal(sample(samples, "log_fsync_duration_seconds_sum"), 0);

@@ -14,10 +14,22 @@ export function userEnv(settings: Record<string, string>): Record<string, string
   return { ...env, NO_COLOR: "1", ...settings };
 }
 
-/** `deno task <name> <args>` from the repository root with exactly `env`; pipes for stdout/err. */
-export function denoTask(name: string, args: string[], env: Record<string, string>): Deno.Command {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["task", name, ...args],
+/**
+ * `deno task <name> <args>` from the repository root with exactly `env`; pipes for stdout/err.
+ * With `openFileLimit`, the shell lowers the limit first, as `ulimit -n N; deno task …` would.
+ */
+export function denoTask(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  openFileLimit?: number,
+): Deno.Command {
+  const task = [Deno.execPath(), "task", name, ...args];
+  const [command, ...rest] = openFileLimit === undefined
+    ? task
+    : ["bash", "-c", `ulimit -n ${openFileLimit} && exec "$0" "$@"`, ...task];
+  return new Deno.Command(command, {
+    args: rest,
     cwd: REPO_ROOT,
     env,
     clearEnv: true,

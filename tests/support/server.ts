@@ -15,6 +15,8 @@ export interface StartOptions {
   dataDir?: string;
   /** Extra or overriding environment variables. */
   env?: Record<string, string>;
+  /** Start under this open-file limit (`ulimit -n` in a bash that then runs the server). */
+  openFileLimit?: number;
 }
 
 /** How a stopped server ended, with everything it printed. */
@@ -100,7 +102,8 @@ async function untilReady(
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const ownsDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "customer-api-e2e-" });
-  const child = denoTask("start", [], serverEnv(dataDir, options.env)).spawn();
+  const child = denoTask("start", [], serverEnv(dataDir, options.env), options.openFileLimit)
+    .spawn();
   const started = performance.now();
 
   const out: Sink = { text: "" };
@@ -241,7 +244,8 @@ export async function runUntilExit(
 ): Promise<ExitResult> {
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "customer-api-e2e-" });
   const started = performance.now();
-  const child = denoTask("start", [], serverEnv(dataDir, options.env)).spawn();
+  const child = denoTask("start", [], serverEnv(dataDir, options.env), options.openFileLimit)
+    .spawn();
   // Collecting from the start keeps the pipes drained, so the child never blocks on them.
   const collected = child.output();
   const exited = await settlesWithin(collected, timeoutMs);
