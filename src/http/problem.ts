@@ -8,7 +8,12 @@ import {
   VersionMismatchError,
   type Violation,
 } from "../domain/errors.ts";
-import { StorageFullError, StoreFailedError, WriteFailedError } from "../store/store_errors.ts";
+import {
+  StorageFullError,
+  StoreError,
+  StoreUnavailableError,
+  WriteFailedError,
+} from "../store/store_errors.ts";
 import {
   BadRequestError,
   BodyTooLargeError,
@@ -149,14 +154,15 @@ function toProblem(error: unknown): Problem {
   if (error instanceof StorageFullError) {
     return { ...kind(507, "storage-full", "Insufficient storage"), detail };
   }
-  if (error instanceof WriteFailedError) {
+  if (error instanceof WriteFailedError || error instanceof StoreUnavailableError) {
     return {
       ...kind(503, "storage-unavailable", "Storage unavailable"),
       detail,
       headers: { "retry-after": "1" },
     };
   }
-  if (error instanceof StoreFailedError) {
+  // Any other store error (a failed sync, say): the store takes no writes.
+  if (error instanceof StoreError) {
     return {
       ...kind(503, "storage-unavailable", "Storage unavailable"),
       detail: "The service cannot store changes right now; nothing was changed",

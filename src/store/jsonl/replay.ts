@@ -2,17 +2,7 @@ import { CorruptRecordError, decodeReplayed } from "./event_codec.ts";
 import type { ReplayedEvent } from "../event_store.ts";
 import { readLines } from "./line_reader.ts";
 import type { Segment } from "./segments.ts";
-
-/** The log is damaged where a crash cannot have left it; starting would lose data silently. */
-export class CorruptLogError extends Error {
-  constructor(file: string, line: number, offset: number, reason: string) {
-    super(
-      `The event log "${file}" is damaged at line ${line} (byte offset ${offset}): ${reason}. ` +
-        "Run `deno task verify` for every problem, and restore from a backup.",
-    );
-    this.name = "CorruptLogError";
-  }
-}
+import { CorruptLogError } from "../store_errors.ts";
 
 /** What a replay found. */
 export interface ReplayResult {

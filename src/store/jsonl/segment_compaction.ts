@@ -3,7 +3,8 @@ import type { ReplayedEvent } from "../event_store.ts";
 import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
 import { concat } from "../../lib/bytes.ts";
 import { readLines } from "./line_reader.ts";
-import { LOG_DIR, type Segment, segmentName } from "./segments.ts";
+import type { Segment } from "./segments.ts";
+import { LOG_DIR, segmentName } from "./data_dir_layout.ts";
 
 /**
  * Rewrites a closed segment keeping only the events `keep` accepts, byte for byte, as a
