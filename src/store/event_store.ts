@@ -55,7 +55,8 @@ export interface EventStore {
   append(events: readonly NewEvent[], options?: AppendOptions): Promise<StoredEvent[]>;
   /**
    * Up to `limit` durable events after `afterSeq`, in sequence order, read from the live log while
-   * appends go on. Events that compaction erased are skipped, so seq may have gaps there.
+   * appends go on. Events that erasure removed are skipped (seq has gaps there); when retention
+   * dropped events right after `afterSeq`, rejects with LogTruncatedError naming the oldest seq.
    */
   readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]>;
   /**

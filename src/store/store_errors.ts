@@ -85,3 +85,18 @@ export class StoreClosedError extends StoreError {
     this.name = "StoreClosedError";
   }
 }
+
+/** The events after a seq are no longer kept (retention dropped them); reading must restart later. */
+export class LogTruncatedError extends StoreError {
+  /** The seq the read asked to continue after. */
+  readonly afterSeq: number;
+  /** The first seq the log still holds. */
+  readonly oldestSeq: number;
+
+  constructor(afterSeq: number, oldestSeq: number) {
+    super(`The log no longer holds the events after seq ${afterSeq}; it begins at ${oldestSeq}`);
+    this.name = "LogTruncatedError";
+    this.afterSeq = afterSeq;
+    this.oldestSeq = oldestSeq;
+  }
+}

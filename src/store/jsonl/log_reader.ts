@@ -1,6 +1,6 @@
 import { CorruptRecordError, decodeReplayed } from "./event_codec.ts";
 import type { ReplayedEvent } from "../event_store.ts";
-import { CorruptLogError } from "../store_errors.ts";
+import { CorruptLogError, LogTruncatedError } from "../store_errors.ts";
 import { readLines } from "./line_reader.ts";
 import { listSegments, type Segment } from "./segments.ts";
 
@@ -57,8 +57,9 @@ export class LogReader {
   ): Promise<void> {
     if (afterSeq >= at.lastSeq || events.length >= limit) return;
     const segments = (await listSegments(this.#dataDir)).filter((s) => s.first <= at.lastSeq);
-    let index = segments.findLastIndex((segment) => segment.first <= afterSeq + 1);
-    if (index === -1) index = 0;
+    const index = segments.findLastIndex((segment) => segment.first <= afterSeq + 1);
+    // Segments are only dropped from the front, once two snapshots cover them.
+    if (index === -1) throw new LogTruncatedError(afterSeq, segments[0]?.first ?? at.lastSeq + 1);
     for (const segment of segments.slice(index)) {
       await this.#readSegment(segment, at, afterSeq, limit, events);
       if (events.length >= limit || (events.at(-1)?.seq ?? 0) >= at.lastSeq) return;
