@@ -38,8 +38,13 @@ export type CommitListener = (event: StoredEvent) => void;
 /** One snapshot line of a remembered idempotency key (a customer's line is its JSON text). */
 type IdempotencyRecord = { kind: "idempotency" } & IdempotencyEntry;
 
-/** A snapshot line of a live customer: this prefix, the customer's JSON text, then `}`. */
+/** A snapshot record of a live customer: this prefix, the customer's JSON text, then `}`. */
 const CUSTOMER_RECORD = '{"kind":"customer","data":';
+
+/** The customer's JSON text in a whole customer record, or undefined for another record. */
+function customerText(record: string): string | undefined {
+  return record.startsWith(CUSTOMER_RECORD) ? record.slice(CUSTOMER_RECORD.length, -1) : undefined;
+}
 
 /** The result of a create: the customer, and whether it is a replay of an earlier answer. */
 export interface CreateResult {
@@ -103,23 +108,24 @@ export class CustomerService implements SnapshotSource {
     })();
   }
 
-  /** Restores one line of records() into an empty service. */
-  restore(line: string): void {
-    if (line.startsWith(CUSTOMER_RECORD)) {
-      const json = line.slice(CUSTOMER_RECORD.length, -1);
+  /** Restores one record of records() (a customer's comes split: `data` is its JSON text). */
+  restore(record: string, data?: string): void {
+    const json = data ?? customerText(record);
+    if (json !== undefined) {
       const { id, version, email } = customerFacts(json);
       this.#projection.put(id, version, email, json);
     } else {
-      const { actor, key, requestHash, customer, at } = JSON.parse(line) as IdempotencyRecord;
+      const { actor, key, requestHash, customer, at } = JSON.parse(record) as IdempotencyRecord;
       this.#idempotency.remember(actor, key, { requestHash, customer, at });
     }
   }
 
-  /** The customer a line of records() belongs to. */
-  idOf(line: string): string {
-    return line.startsWith(CUSTOMER_RECORD)
-      ? customerFacts(line.slice(CUSTOMER_RECORD.length, -1)).id
-      : (JSON.parse(line) as IdempotencyRecord).customer.id;
+  /** The customer a record of records() belongs to. */
+  idOf(record: string, data?: string): string {
+    const json = data ?? customerText(record);
+    return json !== undefined
+      ? customerFacts(json).id
+      : (JSON.parse(record) as IdempotencyRecord).customer.id;
   }
 
   /** The durable version of a live customer. */

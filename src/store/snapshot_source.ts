@@ -3,16 +3,18 @@ import type { VersionSource } from "./stream_versions.ts";
 
 /**
  * The state a store's recovery and compaction work on, owned by the service: records are opaque
- * lines (JSON objects as text) that only the source reads, so a backend that snapshots needs
- * nothing from customers/ or read_model/. CustomerService implements it.
+ * JSON objects as text that only the source reads, so a backend that snapshots needs nothing
+ * from customers/ or read_model/. A record whose last member is the object `data` may come back
+ * split (the rest, and `data`'s text as a string of its own), so a large payload is kept as it
+ * was read, without slicing. CustomerService implements it.
  */
 export interface SnapshotSource extends VersionSource {
-  /** The state now as opaque lines, captured at the call (later changes do not alter them). */
+  /** The state now as records, captured at the call (later changes do not alter them). */
   records(): Iterable<string>;
-  /** Restores one line that records() yielded into an empty source. */
-  restore(line: string): void;
-  /** The customer a line belongs to, so compaction can drop the lines of erased customers. */
-  idOf(line: string): string;
+  /** Restores one record that records() yielded into an empty source. */
+  restore(record: string, data?: string): void;
+  /** The customer a record belongs to, so compaction can drop the records of erased customers. */
+  idOf(record: string, data?: string): string;
   /** True when the customer is live in the applied state. */
   isLive(id: string): boolean;
   /** Replays the store's events after `afterSeq` into the state; resolves with their number. */

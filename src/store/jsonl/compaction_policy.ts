@@ -9,6 +9,7 @@ import {
 import { compactSegment, removeSegment } from "./segment_compaction.ts";
 import {
   CorruptSnapshotError,
+  joinRecord,
   listSnapshots,
   readSnapshot,
   removeSnapshot,
@@ -52,14 +53,19 @@ export class CompactionPolicy implements StoreMaintenance {
   /** Loads the newest valid snapshot (older ones, then the full log, as fallbacks) and replays the tail. */
   async recover(): Promise<RecoveryReport> {
     this.#store.useVersionSource(this.#source);
-    let records: string[] = [];
+    let loaded = { records: [] as string[], data: [] as (string | undefined)[] };
     let snapshotSeq = 0;
     for (const info of await listSnapshots(this.#store.dataDir)) {
       try {
-        const loaded: string[] = [];
+        const records: string[] = [];
+        const data: (string | undefined)[] = [];
         // Restored only once the whole file checked out, so a damaged one leaves no half state.
-        await readSnapshot(info, (record) => loaded.push(record));
-        records = loaded;
+        await readSnapshot(info, (record, member) => {
+          // Split records often share their rest (the same short head): keep one copy of it.
+          records.push(record === records.at(-1) ? records.at(-1)! : record);
+          data.push(member);
+        });
+        loaded = { records, data };
         snapshotSeq = info.seq;
         break;
       } catch (error) {
@@ -67,7 +73,8 @@ export class CompactionPolicy implements StoreMaintenance {
         this.#log.warn("Skipping a damaged snapshot", { error: error.message });
       }
     }
-    for (const record of records) this.#source.restore(record);
+    const { records, data } = loaded;
+    for (let i = 0; i < records.length; i++) this.#source.restore(records[i], data[i]);
     const eventsReplayed = await this.#source.replay(snapshotSeq);
     this.#snapshotSeq = snapshotSeq;
     return { snapshotSeq, snapshotRecords: records.length, eventsReplayed };
@@ -148,8 +155,10 @@ export class CompactionPolicy implements StoreMaintenance {
     if (previous === undefined) return undefined;
     const kept: string[] = [];
     try {
-      await readSnapshot(previous, (record) => {
-        if (this.#source.isLive(this.#source.idOf(record))) kept.push(record);
+      await readSnapshot(previous, (record, data) => {
+        if (this.#source.isLive(this.#source.idOf(record, data))) {
+          kept.push(joinRecord(record, data));
+        }
       });
     } catch (error) {
       if (!(error instanceof CorruptSnapshotError)) throw error;

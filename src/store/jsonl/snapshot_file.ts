@@ -1,4 +1,10 @@
-import { CorruptRecordError, encodeLine, verifyLine } from "./checked_line.ts";
+import {
+  bodyText,
+  CorruptRecordError,
+  encodeLine,
+  splitLineText,
+  type SplitText,
+} from "./checked_line.ts";
 import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
 import { concat } from "../../lib/bytes.ts";
 import { readLines } from "./line_reader.ts";
@@ -70,45 +76,47 @@ export async function writeSnapshot(
 }
 
 /**
- * Reads a whole snapshot, handing each record to onRecord as the JSON text it was written as
- * (the checksum checked and removed); throws CorruptSnapshotError on any damage. Records are
- * opaque here: the footer is told from them by being the last line.
+ * Reads a whole snapshot, handing each record to onRecord as JSON text (the checksum checked and
+ * removed); throws CorruptSnapshotError on any damage. A record whose last member is the object
+ * `data` comes split, as with log lines: the rest of it, and `data`'s JSON text as a string of
+ * its own (joinRecord puts them together again). Records are opaque here: the footer is told
+ * from them by being the last line.
  */
 export async function readSnapshot(
   info: SnapshotInfo,
-  onRecord: (record: string) => void,
+  onRecord: (record: string, data: string | undefined) => void,
 ): Promise<void> {
   const file = await Deno.open(info.path, { read: true });
   let count = 0;
-  let header = true;
+  let atHeader = true;
   // Each line is handed over when the next arrives, so the last one is held back as the footer.
-  let held: string | undefined;
+  let held: SplitText | undefined;
   try {
-    const { rest } = await readLines(file, (line, _offset, lineNumber, text) => {
-      let body: string;
+    const { rest } = await readLines(file, (line, _offset, lineNumber) => {
+      let record: SplitText;
       try {
-        body = bodyOf(line, text);
+        record = splitLineText(line, "data") ?? { head: bodyText(line), member: "" };
       } catch (error) {
         if (error instanceof CorruptRecordError) {
           throw new CorruptSnapshotError(info.path, `line ${lineNumber}: ${error.message}`);
         }
         throw error;
       }
-      if (header) {
-        const record = parseRecord(info, body);
-        if (record.kind !== "snapshot" || record.seq !== info.seq) {
+      if (atHeader) {
+        const header = parseRecord(info, record.head);
+        if (header.kind !== "snapshot" || header.seq !== info.seq) {
           throw new CorruptSnapshotError(info.path, "the header does not match the file name");
         }
-        header = false;
+        atHeader = false;
         return;
       }
       if (held !== undefined) {
         count++;
-        onRecord(held);
+        onRecord(held.head, held.member === "" ? undefined : held.member);
       }
-      held = body;
+      held = record;
     });
-    const end = held === undefined ? undefined : parseRecord(info, held);
+    const end = held === undefined ? undefined : parseRecord(info, held.head);
     if (rest.length > 0 || end?.kind !== "end") {
       throw new CorruptSnapshotError(info.path, "it is incomplete (no end marker)");
     }
@@ -123,15 +131,9 @@ export async function readSnapshot(
   }
 }
 
-/** A line's JSON text without its checksum member. */
-function bodyOf(line: Uint8Array, text: string | undefined): string {
-  const bodyEnd = verifyLine(line);
-  if (text !== undefined) return text.slice(0, bodyEnd - line.length + text.length) + "}";
-  try {
-    return decoder.decode(line.subarray(0, bodyEnd)) + "}";
-  } catch {
-    throw new CorruptRecordError("Record is not valid UTF-8 JSON");
-  }
+/** A record as records() yielded it, from what readSnapshot handed over. */
+export function joinRecord(record: string, data: string | undefined): string {
+  return data === undefined ? record : `${record.slice(0, -1)},"data":${data}}`;
 }
 
 function parseRecord(info: SnapshotInfo, body: string): Record<string, unknown> {
@@ -141,8 +143,6 @@ function parseRecord(info: SnapshotInfo, body: string): Record<string, unknown> 
     throw new CorruptSnapshotError(info.path, "a header or end line is not JSON");
   }
 }
-
-const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** Removes a snapshot file durably. */
 export async function removeSnapshot(info: SnapshotInfo): Promise<void> {
