@@ -1,6 +1,7 @@
 interface Waiter {
   afterSeq: number;
   resolve(lastSeq: number): void;
+  reject(error: unknown): void;
 }
 
 /** The callers of EventStore.waitForCommit, woken by a store each time its lastSeq moves on. */
@@ -22,6 +23,10 @@ export class CommitWaiters {
           signal?.removeEventListener("abort", onAbort);
           resolve(seq);
         },
+        reject: (error) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(error);
+        },
       };
       this.#waiters.add(waiter);
       signal?.addEventListener("abort", onAbort, { once: true });
@@ -37,5 +42,11 @@ export class CommitWaiters {
         waiter.resolve(lastSeq);
       }
     }
+  }
+
+  /** Rejects every waiter (the store closed: no commit will come). */
+  rejectAll(error: unknown): void {
+    for (const waiter of this.#waiters) waiter.reject(error);
+    this.#waiters.clear();
   }
 }

@@ -61,7 +61,8 @@ export interface EventStore {
   readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]>;
   /**
    * Resolves with lastSeq once an event after `afterSeq` is durable (at once if one already is);
-   * rejects with the signal's reason when the signal aborts first.
+   * rejects with the signal's reason when the signal aborts first, with StoreClosedError when the
+   * store closes first.
    */
   waitForCommit(afterSeq: number, signal?: AbortSignal): Promise<number>;
   /** Waits for pending appends, then releases the store. */

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { EventStore, NewEvent, ReplayedEvent } from "../../src/store/event_store.ts";
-import type { StoreMaintenance } from "../../src/store/snapshot_source.ts";
+import type { StoreMaintenance } from "../../src/store/store_maintenance.ts";
 import {
   ExpectedVersionConflictError,
   StoreClosedError,
@@ -231,6 +231,34 @@ export function eventStoreContract(backend: string, harness: () => Promise<Store
     await second.close();
   });
 
+  test("expected versions hold across a compaction and a reopen that recovers from it", async (h) => {
+    const first = await h.open();
+    const source = new ContractSource(first);
+    const maintenance = h.maintenance(first, source);
+    await maintenance.recover();
+    for (const event of [created(1), updated(1, 2), created(2)]) {
+      source.apply(await first.append([event]));
+    }
+    await maintenance.compact();
+    source.apply(await first.append([created(3)]));
+    await first.close();
+
+    const second = await h.open();
+    await h.maintenance(second, new ContractSource(second)).recover();
+    for (const [id, version] of [[ulid(1), 2], [ulid(2), 1], [ulid(3), 1]] as const) {
+      await assert.rejects(
+        second.append([updated(1, 9)], { expected: { [id]: version - 1 } }),
+        ExpectedVersionConflictError,
+        `${id} is not at ${version - 1}`,
+      );
+    }
+    const stored = await second.append([updated(1, 3), updated(2, 2)], {
+      expected: { [ulid(1)]: 2, [ulid(2)]: 1, [ulid(3)]: 1 },
+    });
+    assert.deepEqual(stored.map((e) => e.seq), [5, 6]);
+    await second.close();
+  });
+
   test("concurrent appends get distinct, gap-free seqs in call order and all become durable", async (h) => {
     const store = await h.open();
     await replayAll(store);
@@ -264,11 +292,13 @@ export function eventStoreContract(backend: string, harness: () => Promise<Store
     await reopened.close();
   });
 
-  test("a closed store rejects appends with a StoreError", async (h) => {
+  test("a closed store rejects appends, and waits for a commit, with a StoreError", async (h) => {
     const store = await h.open();
     await replayAll(store);
     await store.append([created(1)]);
+    const waiting = store.waitForCommit(1);
     await store.close();
+    await assert.rejects(waiting, StoreClosedError);
     await assert.rejects(store.append([created(2)]), (error: unknown) => {
       assert.ok(error instanceof StoreClosedError);
       assert.ok(error instanceof StoreError);

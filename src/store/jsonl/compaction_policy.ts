@@ -1,11 +1,7 @@
 import type { Logger } from "../../ops/log.ts";
 import type { JsonlEventStore } from "./jsonl_store.ts";
-import {
-  keepsEvent,
-  type RecoveryReport,
-  type SnapshotSource,
-  type StoreMaintenance,
-} from "../snapshot_source.ts";
+import { keepsEvent, type SnapshotSource } from "../snapshot_source.ts";
+import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
 import { compactSegment, removeSegment } from "./segment_compaction.ts";
 import {
   CorruptSnapshotError,

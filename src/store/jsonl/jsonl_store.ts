@@ -203,6 +203,7 @@ export class JsonlEventStore implements EventStore {
   async close(): Promise<void> {
     this.#closed = true;
     while (this.#writing !== null) await this.#writing;
+    this.#waiters.rejectAll(new StoreClosedError());
     this.#active?.close();
     this.#lock.close();
   }

@@ -169,8 +169,10 @@ export async function walkSegment(
       }
       // After damaged records the seq resumes wherever the next good record is.
       const resync = pending.length > 0;
-      for (const found of pending) onDamage(found);
-      pending = [];
+      if (resync) {
+        for (const found of pending) onDamage(found);
+        pending = [];
+      }
       const inOrder = segment.compacted || resync
         ? event.seq >= expected && (next === undefined || event.seq < next.first)
         : event.seq === expected;

@@ -104,6 +104,7 @@ export class MemoryEventStore implements EventStore {
   /** Takes no more appends. */
   close(): Promise<void> {
     this.#closed = true;
+    this.#waiters.rejectAll(new StoreClosedError());
     return Promise.resolve();
   }
 }

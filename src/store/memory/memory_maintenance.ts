@@ -1,10 +1,6 @@
 import type { MemoryEventStore } from "./memory_event_store.ts";
-import {
-  keepsEvent,
-  type RecoveryReport,
-  type SnapshotSource,
-  type StoreMaintenance,
-} from "../snapshot_source.ts";
+import { keepsEvent, type SnapshotSource } from "../snapshot_source.ts";
+import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
 
 /** Recovery and compaction of the memory store: a full replay, and erasure in place. */
 export class MemoryMaintenance implements StoreMaintenance {
