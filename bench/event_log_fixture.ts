@@ -4,7 +4,7 @@
  */
 import { encodeEvent } from "../src/store/jsonl/event_codec.ts";
 import type { StoredEvent } from "../src/store/event_store.ts";
-import { LOG_DIR, segmentName } from "../src/store/jsonl/segments.ts";
+import { LOG_DIR, segmentName } from "../src/store/jsonl/data_dir_layout.ts";
 import { fakeCustomer, fakeHash, fakeUlid, fakeUuid, seededRandom } from "./fake_customers.ts";
 
 /** What was written. */

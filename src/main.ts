@@ -12,12 +12,12 @@ import { Metrics } from "./ops/metrics.ts";
 import { watchParent } from "./ops/parent_watch.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
 import { bufferedSink, createLogger, type LogLevel, requestLine } from "./ops/log.ts";
-import { Persistence } from "./store/jsonl/compaction_policy.ts";
+import { CompactionPolicy } from "./store/jsonl/compaction_policy.ts";
 import { CustomerProjection } from "./read_model/projection.ts";
 import { CustomerService } from "./customers/customer_service.ts";
 import { customerModule } from "./customers/customer_routes.ts";
-import { CorruptLogError, JsonlEventStore } from "./store/jsonl/jsonl_store.ts";
-import { StoreLockedError } from "./store/store_errors.ts";
+import { JsonlEventStore } from "./store/jsonl/jsonl_store.ts";
+import { StoreError } from "./store/store_errors.ts";
 
 const sink = bufferedSink(writeStdout);
 const level = (Deno.env.get("LOG_LEVEL") as LogLevel | undefined) ?? "info";
@@ -64,16 +64,13 @@ async function main(): Promise<void> {
     clock: Date.now,
     newId: monotonicFactory(),
     idempotencyMaxKeys: config.idempotencyMaxKeys,
-    onCommit: (event) => {
-      metrics.eventsAppended(1);
-      persistence.noteWrite(event.type === "customer.deleted");
-    },
   });
-  // Writes start only after recovery, so onCommit above never sees this before it is set.
-  const persistence = new Persistence(store, service, log, {
+  const persistence = new CompactionPolicy(store, service, log, {
     snapshotEvery: config.snapshotEvery,
     eraseWithinMs: config.eraseWithinSeconds * 1000,
   });
+  service.addCommitListener(() => metrics.eventsAppended(1));
+  service.addCommitListener((event) => persistence.noteCommit(event));
   const started = performance.now();
   const recovery = await persistence.recover();
   log.info("replay done", {
@@ -142,8 +139,8 @@ async function main(): Promise<void> {
 try {
   await main();
 } catch (error) {
-  const known = error instanceof ConfigError || error instanceof StoreLockedError ||
-    error instanceof CorruptLogError || error instanceof UnusableKeySetError;
+  const known = error instanceof ConfigError || error instanceof StoreError ||
+    error instanceof UnusableKeySetError;
   console.error(`customer-api cannot start: ${known ? (error as Error).message : error}`);
   Deno.exit(1);
 }

@@ -1,7 +1,5 @@
-import { syncDirectory } from "../store/jsonl/jsonl_store.ts";
-
-/** The file, inside DATA_DIR, that holds the development-mode secret. */
-export const DEV_SECRET_FILE = "dev-secret";
+import { syncDirectory } from "../lib/fs_util.ts";
+import { DEV_SECRET_FILE } from "../store/jsonl/data_dir_layout.ts";
 
 /** Reads DATA_DIR/dev-secret, creating it (mode 0600, 32 random bytes) when missing. */
 export async function loadOrCreateDevSecret(

@@ -2,6 +2,7 @@ import type { JWTVerifyGetKey } from "jose";
 import { createLocalJWKSet } from "jose";
 import { type Config, ConfigError } from "../config.ts";
 import { loadOrCreateDevSecret } from "./dev_secret.ts";
+import { DEV_SECRET_FILE } from "../store/jsonl/data_dir_layout.ts";
 import { READ_SCOPE, WRITE_SCOPE } from "./scopes.ts";
 import { KEY_SET_ALGORITHMS, RemoteKeySet, SECRET_ALGORITHMS, usableKeys } from "./key_sources.ts";
 import type { Logger } from "../ops/log.ts";
@@ -70,7 +71,7 @@ async function devModeSecret(
     config.jwtAudience,
   );
   log.warn("development mode: no JWT_SECRET, JWKS_FILE or JWKS_URL is set", {
-    dev_secret: `${config.dataDir}/dev-secret`,
+    dev_secret: `${config.dataDir}/${DEV_SECRET_FILE}`,
     created,
   });
   const announce = (url: string) =>

@@ -1,7 +1,7 @@
 import { monotonicFactory } from "ulid";
 import { loadConfig } from "../config.ts";
 import { createLogger } from "../ops/log.ts";
-import { Persistence } from "../store/jsonl/compaction_policy.ts";
+import { CompactionPolicy } from "../store/jsonl/compaction_policy.ts";
 import { CustomerProjection } from "../read_model/projection.ts";
 import { CustomerService } from "../customers/customer_service.ts";
 import { JsonlEventStore } from "../store/jsonl/jsonl_store.ts";
@@ -20,7 +20,7 @@ try {
     newId: monotonicFactory(),
     idempotencyMaxKeys: config.idempotencyMaxKeys,
   });
-  const persistence = new Persistence(store, service, log, {
+  const persistence = new CompactionPolicy(store, service, log, {
     snapshotEvery: config.snapshotEvery,
     eraseWithinMs: config.eraseWithinSeconds * 1000,
   });

@@ -5,6 +5,7 @@ import { IdempotencyKeyInFlightError, IdempotencyKeyReusedError } from "../domai
 import type { CustomerCommand } from "../domain/commands.ts";
 import type { CustomerEvent } from "../domain/events.ts";
 import type { EventMeta, EventStore, StoredEvent } from "../store/event_store.ts";
+import type { SnapshotSource } from "../store/snapshot_source.ts";
 import { customerFacts } from "../read_model/customer_facts.ts";
 import { customerText } from "../read_model/customer_text.ts";
 import type {
@@ -30,16 +31,23 @@ export interface CustomerServiceDeps {
   /** Milliseconds since the epoch. */
   clock: () => number;
   newId: () => string;
-  /** Called after each write is durable and applied (the compaction policy listens here). */
-  onCommit?: (event: StoredEvent) => void;
   /** IDEMPOTENCY_MAX_KEYS: most idempotency keys remembered (default 100,000). */
   idempotencyMaxKeys?: number;
 }
 
-/** One line of a snapshot: a live customer as JSON text, or a remembered idempotency key. */
-export type SnapshotRecord =
-  | { kind: "customer"; json: string }
-  | ({ kind: "idempotency" } & IdempotencyEntry);
+/** Called after each write is durable and applied (metrics and the compaction policy listen). */
+export type CommitListener = (event: StoredEvent) => void;
+
+/** One snapshot line of a remembered idempotency key (a customer's line is its JSON text). */
+type IdempotencyRecord = { kind: "idempotency" } & IdempotencyEntry;
+
+/** A snapshot record of a live customer: this prefix, the customer's JSON text, then `}`. */
+const CUSTOMER_RECORD = '{"kind":"customer","data":';
+
+/** The customer's JSON text in a whole customer record, or undefined for another record. */
+function textOfRecord(record: string): string | undefined {
+  return record.startsWith(CUSTOMER_RECORD) ? record.slice(CUSTOMER_RECORD.length, -1) : undefined;
+}
 
 /** The result of a create: the customer, and whether it is a replay of an earlier answer. */
 export interface CreateResult {
@@ -47,8 +55,11 @@ export interface CreateResult {
   replayed: boolean;
 }
 
-/** The application service: decides commands against the write model and commits them durably. */
-export class CustomerService {
+/**
+ * The application service: decides commands against the write model and commits them durably.
+ * It is the store's SnapshotSource: its state as opaque snapshot lines, and stream versions.
+ */
+export class CustomerService implements SnapshotSource {
   #store: EventStore;
   #projection: CustomerProjection;
   #pending: PendingState;
@@ -56,7 +67,7 @@ export class CustomerService {
   #clock: () => number;
   #context: DecideContext;
   #appliedSeq = 0;
-  #onCommit: ((event: StoredEvent) => void) | undefined;
+  #commitListeners: CommitListener[] = [];
 
   constructor(deps: CustomerServiceDeps) {
     this.#store = deps.store;
@@ -64,13 +75,17 @@ export class CustomerService {
     this.#pending = new PendingState(deps.projection);
     this.#idempotency = new IdempotencyKeys(deps.idempotencyMaxKeys);
     this.#clock = deps.clock;
-    this.#onCommit = deps.onCommit;
     this.#context = { now: () => new Date(deps.clock()).toISOString(), newId: deps.newId };
   }
 
   /** The sequence number of the last event applied to the read model. */
   get appliedSeq(): number {
     return this.#appliedSeq;
+  }
+
+  /** Adds a listener called after each write is durable and applied, in registration order. */
+  addCommitListener(listener: CommitListener): void {
+    this.#commitListeners.push(listener);
   }
 
   /**
@@ -87,25 +102,39 @@ export class CustomerService {
    * do not alter what the iterator yields). Customers come as ready JSON text, so a snapshot
    * costs no serialisation. Only keys of live customers are included.
    */
-  snapshotRecords(): Iterable<SnapshotRecord | string> {
+  records(): Iterable<string> {
     const customers = this.#projection.all();
     const keys = [...this.#idempotency.entries(this.#clock())]
       .filter((entry) => this.isLive(entry.customer.id));
     return (function* () {
-      for (const record of customers) yield `{"kind":"customer","data":${record.json}}`;
-      for (const entry of keys) yield { kind: "idempotency", ...entry } as const;
+      for (const record of customers) yield `${CUSTOMER_RECORD}${record.json}}`;
+      for (const entry of keys) yield JSON.stringify({ kind: "idempotency", ...entry });
     })();
   }
 
-  /** Restores one snapshot record into an empty service. */
-  restore(record: SnapshotRecord): void {
-    if (record.kind === "customer") {
-      const { id, version, email } = customerFacts(record.json);
-      this.#projection.put(id, version, email, record.json);
+  /** Restores one record of records() (a customer's comes split: `data` is its JSON text). */
+  restore(record: string, data?: string): void {
+    const json = data ?? textOfRecord(record);
+    if (json !== undefined) {
+      const { id, version, email } = customerFacts(json);
+      this.#projection.put(id, version, email, json);
     } else {
-      const { actor, key, requestHash, customer, at } = record;
+      const { actor, key, requestHash, customer, at } = JSON.parse(record) as IdempotencyRecord;
       this.#idempotency.remember(actor, key, { requestHash, customer, at });
     }
+  }
+
+  /** The customer a record of records() belongs to. */
+  idOf(record: string, data?: string): string {
+    const json = data ?? textOfRecord(record);
+    return json !== undefined
+      ? customerFacts(json).id
+      : (JSON.parse(record) as IdempotencyRecord).customer.id;
+  }
+
+  /** The durable version of a live customer. */
+  versionOf(id: string): number | undefined {
+    return this.#projection.record(id)?.version;
   }
 
   /** True when the customer is live in the durable state. */
@@ -196,7 +225,7 @@ export class CustomerService {
     try {
       const [stored] = await this.#store.append([{ ...event, ...meta, dataJson: json }]);
       this.#apply(stored, json ?? null, event.data ?? undefined);
-      this.#onCommit?.(stored);
+      for (const listener of this.#commitListeners) listener(stored);
       return stored;
     } finally {
       this.#pending.release(event);

@@ -6,7 +6,12 @@ import {
   ValidationError,
   VersionMismatchError,
 } from "../domain/errors.ts";
-import { StorageFullError, StoreFailedError, WriteFailedError } from "../store/store_errors.ts";
+import {
+  StorageFullError,
+  StoreError,
+  StoreUnavailableError,
+  WriteFailedError,
+} from "../store/store_errors.ts";
 import {
   BadRequestError,
   BodyTimeoutError,
@@ -131,7 +136,9 @@ const ROWS = {
     503,
     "Storage unavailable",
     on(WriteFailedError, { headers: { "Retry-After": () => "1" } }),
-    on(StoreFailedError, {
+    on(StoreUnavailableError, { headers: { "Retry-After": () => "1" } }),
+    // Any other store error (a failed sync, say): the store takes no writes.
+    on(StoreError, {
       detail: "The service cannot store changes right now; nothing was changed",
     }),
   ),

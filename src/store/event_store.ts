@@ -16,28 +16,55 @@ export interface EventMeta {
 export type StoredEvent = CustomerEvent & EventMeta & { seq: number };
 
 /**
- * An event as replay hands it over: its data left as JSON text (null for a delete), so a reader
- * that keeps text builds no object graph per event.
+ * An event as replay and readFrom hand it over: its data left as JSON text (null for a delete), so
+ * a reader that keeps text builds no object graph per event. That text is canonical JSON in the
+ * customer's field order, made once by read_model/customer_json.ts; a store keeps it byte for byte
+ * (a PostgreSQL store uses a `json` or `text` column, never `jsonb`, which reorders keys).
  */
 export type ReplayedEvent = Omit<StoredEvent, "data"> & { dataJson: string | null };
 
 /** An event to append; `dataJson`, when given, is its data already serialised (it is reused). */
 export type NewEvent = CustomerEvent & EventMeta & { dataJson?: string };
 
-/** A durable, append-only log of customer events. */
+/** Options of one append. */
+export interface AppendOptions {
+  /**
+   * Per customer id, the version its stream must be at before this batch (0: no event yet). One
+   * mismatch rejects the whole batch with ExpectedVersionConflictError and writes nothing.
+   */
+  expected?: Readonly<Record<string, number>>;
+}
+
+/**
+ * A durable, append-only log of customer events with gap-free sequence numbers: the port the
+ * services own. Backends: store/memory (the reference), store/jsonl; every one passes
+ * tests/store/event_store_contract.ts. Errors are StoreError subclasses (store_errors.ts).
+ */
 export interface EventStore {
   /** The sequence number of the last durable event (0 when empty). */
   readonly lastSeq: number;
   /**
-   * Reads every durable event after `afterSeq` (default 0) in sequence order into onEvent; must
-   * finish before the first append. Resolves with the number of events handed over.
+   * Reads every durable event after `afterSeq` (default 0) in sequence order into onEvent, once,
+   * before the first append. Resolves with the number of events handed over.
    */
   replay(onEvent: (event: ReplayedEvent) => void, afterSeq?: number): Promise<number>;
   /**
-   * Appends events; resolves once they are durable on disk, with their sequence numbers.
-   * Appends made together may share one sync.
+   * Appends events; resolves once they are durable, with their sequence numbers. Appends made
+   * together may share one sync.
    */
-  append(events: readonly NewEvent[]): Promise<StoredEvent[]>;
+  append(events: readonly NewEvent[], options?: AppendOptions): Promise<StoredEvent[]>;
+  /**
+   * Up to `limit` durable events after `afterSeq`, in sequence order, read from the live log while
+   * appends go on. Events that erasure removed are skipped (seq has gaps there); when retention
+   * dropped events right after `afterSeq`, rejects with LogTruncatedError naming the oldest seq.
+   */
+  readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]>;
+  /**
+   * Resolves with lastSeq once an event after `afterSeq` is durable (at once if one already is);
+   * rejects with the signal's reason when the signal aborts first, with StoreClosedError when the
+   * store closes first.
+   */
+  waitForCommit(afterSeq: number, signal?: AbortSignal): Promise<number>;
   /** Waits for pending appends, then releases the store. */
   close(): Promise<void>;
 }

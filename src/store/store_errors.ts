@@ -1,13 +1,29 @@
+/** The base of every store error, so callers can map a whole family (for example to 503) at once. */
+export class StoreError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "StoreError";
+  }
+}
+
 /** The store cannot take writes: a write or sync failed, so the bytes on disk are uncertain. */
-export class StoreFailedError extends Error {
+export class StoreFailedError extends StoreError {
   constructor(cause: unknown) {
     super("The event log failed to write; it takes no more writes", { cause });
     this.name = "StoreFailedError";
   }
 }
 
+/** A network store cannot be reached right now; nothing was changed and a retry may succeed. */
+export class StoreUnavailableError extends StoreError {
+  constructor(cause: unknown) {
+    super("The event store cannot be reached; nothing was changed", { cause });
+    this.name = "StoreUnavailableError";
+  }
+}
+
 /** Another process holds the data directory's lock. */
-export class StoreLockedError extends Error {
+export class StoreLockedError extends StoreError {
   constructor(path: string, holder: string) {
     super(
       `The data directory is in use: "${path}" is locked by process ${holder}. ` +
@@ -18,7 +34,7 @@ export class StoreLockedError extends Error {
 }
 
 /** The disk is full: the write was rolled back and may be retried once space is free. */
-export class StorageFullError extends Error {
+export class StorageFullError extends StoreError {
   constructor(cause: unknown) {
     super("The disk is full; nothing was changed. Retry once space is free", { cause });
     this.name = "StorageFullError";
@@ -26,9 +42,61 @@ export class StorageFullError extends Error {
 }
 
 /** A write failed and was rolled back; the store goes on taking writes. */
-export class WriteFailedError extends Error {
+export class WriteFailedError extends StoreError {
   constructor(cause: unknown) {
     super("The event log could not be written; nothing was changed", { cause });
     this.name = "WriteFailedError";
+  }
+}
+
+/** The log is damaged where a crash cannot have left it; starting would lose data silently. */
+export class CorruptLogError extends StoreError {
+  constructor(file: string, line: number, offset: number, reason: string) {
+    super(
+      `The event log "${file}" is damaged at line ${line} (byte offset ${offset}): ${reason}. ` +
+        "Run `deno task verify` for every problem, and restore from a backup.",
+    );
+    this.name = "CorruptLogError";
+  }
+}
+
+/** A stream was not at the version an append expected; nothing of the batch was written. */
+export class ExpectedVersionConflictError extends StoreError {
+  /** The customer id whose stream did not match. */
+  readonly id: string;
+  /** The version the append expected. */
+  readonly expected: number;
+  /** The version the stream is at (0 when it has no event). */
+  readonly actual: number;
+
+  constructor(id: string, expected: number, actual: number) {
+    super(`The stream "${id}" is at version ${actual}, not the expected ${expected}`);
+    this.name = "ExpectedVersionConflictError";
+    this.id = id;
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+/** The store was closed; it takes no more appends. */
+export class StoreClosedError extends StoreError {
+  constructor() {
+    super("The event store is closed");
+    this.name = "StoreClosedError";
+  }
+}
+
+/** The events after a seq are no longer kept (retention dropped them); reading must restart later. */
+export class LogTruncatedError extends StoreError {
+  /** The seq the read asked to continue after. */
+  readonly afterSeq: number;
+  /** The first seq the log still holds. */
+  readonly oldestSeq: number;
+
+  constructor(afterSeq: number, oldestSeq: number) {
+    super(`The log no longer holds the events after seq ${afterSeq}; it begins at ${oldestSeq}`);
+    this.name = "LogTruncatedError";
+    this.afterSeq = afterSeq;
+    this.oldestSeq = oldestSeq;
   }
 }

@@ -10,6 +10,7 @@ import { CustomerService } from "../../src/customers/customer_service.ts";
 import { IDEMPOTENCY_TTL_MS } from "../../src/customers/idempotency.ts";
 import { JsonlEventStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { StoreFailedError, WriteFailedError } from "../../src/store/store_errors.ts";
+import { MemoryEventStore } from "../../src/store/memory/memory_event_store.ts";
 
 const T0 = Date.UTC(2026, 10, 21, 10, 0, 0);
 const ALICE = { actor: "alice", requestId: "req-1" };
@@ -387,5 +388,50 @@ serviceTest(
     const retried = await service.create(ADA, ALICE, "key-1");
     assert.deepEqual(retried, { customer: customerAt(2, ADA), replayed: false });
     assert.equal(store.lastSeq, 1);
+  },
+);
+
+serviceTest(
+  "commit listeners run in registration order after the write is durable and applied",
+  async ({ service, store }) => {
+    const calls: string[] = [];
+    service.addCommitListener((event) => {
+      assert.equal(store.lastSeq, event.seq, "called before the event was durable");
+      assert.equal(service.appliedSeq, event.seq, "called before the event was applied");
+      calls.push(`first ${event.type} ${event.seq}`);
+    });
+    service.addCommitListener((event) => calls.push(`second ${event.type} ${event.seq}`));
+    await service.create(ADA, ALICE);
+    await service.delete(idAt(1), undefined, ALICE);
+    assert.deepEqual(calls, [
+      "first customer.created 1",
+      "second customer.created 1",
+      "first customer.deleted 2",
+      "second customer.deleted 2",
+    ]);
+  },
+);
+
+serviceTest(
+  "records() restored line by line into a fresh service give the same customers, keys and versions",
+  async ({ service }) => {
+    await service.create(ADA, ALICE, "key-1");
+    await service.create({ name: "Grace Hopper", email: "grace@example.com" }, BOB);
+    await service.patch(idAt(2), { name: "Grace B. Hopper" }, undefined, BOB);
+    const lines = [...service.records()];
+    const copy = new CustomerService({
+      store: new MemoryEventStore(),
+      projection: new CustomerProjection(),
+      clock: () => T0,
+      newId: () => idAt(99),
+    });
+    for (const line of lines) copy.restore(line);
+    assert.deepEqual(copy.get(idAt(1)), service.get(idAt(1)));
+    assert.deepEqual(copy.get(idAt(2)), service.get(idAt(2)));
+    assert.deepEqual([copy.versionOf(idAt(1)), copy.versionOf(idAt(2))], [1, 2]);
+    assert.deepEqual(lines.map((line) => copy.idOf(line)).sort(), [idAt(1), idAt(1), idAt(2)]);
+    // The remembered key came back: a repeat answers the first result again.
+    const again = await copy.create(ADA, ALICE, "key-1");
+    assert.deepEqual(again, { customer: customerAt(1, ADA), replayed: true });
   },
 );

@@ -24,6 +24,7 @@ import { problemResponse } from "../../src/http/problem.ts";
 import {
   StorageFullError,
   StoreFailedError,
+  StoreUnavailableError,
   WriteFailedError,
 } from "../../src/store/store_errors.ts";
 
@@ -268,6 +269,20 @@ Deno.test("a rolled-back write answers 503 with Retry-After: 1, without the caus
     title: "Storage unavailable",
     status: 503,
     detail: "The event log could not be written; nothing was changed",
+    request_id: REQUEST_ID,
+  });
+});
+
+Deno.test("an unreachable store answers 503 with Retry-After: 1, without the cause", async () => {
+  const error = new StoreUnavailableError(new Error("ECONNREFUSED 10.0.0.7:5432"));
+  const { response, body } = await problem(error);
+  assert.equal(response.status, 503);
+  assert.equal(response.headers.get("retry-after"), "1");
+  assert.deepEqual(body, {
+    type: `${TYPE}storage-unavailable`,
+    title: "Storage unavailable",
+    status: 503,
+    detail: "The event store cannot be reached; nothing was changed",
     request_id: REQUEST_ID,
   });
 });

@@ -31,7 +31,8 @@ import {
 } from "../../src/http/problem_types.ts";
 import {
   StorageFullError,
-  StoreFailedError,
+  StoreError,
+  StoreUnavailableError,
   WriteFailedError,
 } from "../../src/store/store_errors.ts";
 
@@ -57,7 +58,8 @@ const SAMPLES: Error[] = [
   new RateLimitedError(3),
   new KeySetUnavailableError(),
   new WriteFailedError(new Error("EIO")),
-  new StoreFailedError(new Error("EIO")),
+  new StoreUnavailableError(new Error("ECONNREFUSED")),
+  new StoreError("any other store failure"),
   new StorageFullError(new Error("ENOSPC")),
 ];
 

@@ -57,7 +57,13 @@ export async function scanTree(dir: string, needles: readonly string[]): Promise
     encodedForms(needle).map((form) => ({ needle, bytes: lowerAscii(encode(form)) }))
   );
   for (const file of await listFiles(dir)) {
-    const haystack = lowerAscii(await Deno.readFile(file));
+    // A running compaction may rename or remove a file between listing and reading it.
+    const bytes = await Deno.readFile(file).catch((error) => {
+      if (error instanceof Deno.errors.NotFound) return undefined;
+      throw error;
+    });
+    if (bytes === undefined) continue;
+    const haystack = lowerAscii(bytes);
     for (const { needle, bytes } of forms) {
       const offset = indexOfBytes(haystack, bytes);
       if (offset !== -1) hits.push({ file, needle, offset });

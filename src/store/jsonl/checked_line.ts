@@ -76,6 +76,34 @@ export function splitLine(line: Uint8Array, key: string, text?: string): SplitLi
   };
 }
 
+/** A line split before its last member, both parts as JSON text. */
+export interface SplitText {
+  /** The other members as an object's JSON text. */
+  head: string;
+  /** The last member's JSON text, a string of its own. */
+  member: string;
+}
+
+/**
+ * Like splitLine, but the head stays JSON text too (for a reader that keeps records as text).
+ * Both parts are decoded afresh, so keeping them does not keep the chunk they were read from.
+ */
+export function splitLineText(line: Uint8Array, key: string): SplitText | undefined {
+  const marker = markerOf(key);
+  const at = indexOf(line, marker);
+  if (at === -1) return undefined;
+  const bodyEnd = verifyLine(line);
+  return {
+    head: decodeText(line.subarray(0, at)) + "}",
+    member: decodeText(line.subarray(at + marker.length - 1, bodyEnd)),
+  };
+}
+
+/** A line's JSON text without its checksum member, decoded afresh. */
+export function bodyText(line: Uint8Array): string {
+  return decodeText(line.subarray(0, verifyLine(line))) + "}";
+}
+
 const markers = new Map<string, Uint8Array>();
 
 function markerOf(key: string): Uint8Array {

@@ -1,10 +1,11 @@
 import type { Logger } from "../../ops/log.ts";
-import type { CustomerService, SnapshotRecord } from "../../customers/customer_service.ts";
 import type { JsonlEventStore } from "./jsonl_store.ts";
-import { customerFacts } from "../../read_model/customer_facts.ts";
+import { keepsEvent, type SnapshotSource } from "../snapshot_source.ts";
+import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
 import { compactSegment, removeSegment } from "./segment_compaction.ts";
 import {
   CorruptSnapshotError,
+  joinRecord,
   listSnapshots,
   readSnapshot,
   removeSnapshot,
@@ -13,61 +14,54 @@ import {
 } from "./snapshot_file.ts";
 
 /** When snapshots and compactions happen. */
-export interface PersistenceOptions {
+export interface CompactionOptions {
   /** Compact once this many events were appended since the last snapshot. */
   snapshotEvery: number;
   /** After a delete, compact (and so erase the customer's data) within this many milliseconds. */
   eraseWithinMs: number;
 }
 
-/** What recovery did, for the startup log line. */
-export interface RecoveryReport {
-  snapshotSeq: number;
-  snapshotRecords: number;
-  eventsReplayed: number;
-}
-
 /**
- * Snapshots, recovery and compaction: keeps restart time and disk use bounded, and removes the
- * personal data of deleted customers from every file at the next compaction.
+ * The JSONL backend's snapshots, recovery and compaction: keeps restart time and disk use bounded,
+ * and removes the personal data of deleted customers from every file at the next compaction.
  */
-export class Persistence {
+export class CompactionPolicy implements StoreMaintenance {
   #store: JsonlEventStore;
-  #service: CustomerService;
+  #source: SnapshotSource;
   #log: Logger;
-  #options: PersistenceOptions;
+  #options: CompactionOptions;
   #snapshotSeq = 0;
   #running: Promise<void> | undefined;
   #eraseTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     store: JsonlEventStore,
-    service: CustomerService,
+    source: SnapshotSource,
     log: Logger,
-    options: PersistenceOptions,
+    options: CompactionOptions,
   ) {
     this.#store = store;
-    this.#service = service;
+    this.#source = source;
     this.#log = log;
     this.#options = options;
   }
 
   /** Loads the newest valid snapshot (older ones, then the full log, as fallbacks) and replays the tail. */
   async recover(): Promise<RecoveryReport> {
-    let records: SnapshotRecord[] = [];
+    this.#store.useVersionSource(this.#source);
+    let loaded = { records: [] as string[], data: [] as (string | undefined)[] };
     let snapshotSeq = 0;
     for (const info of await listSnapshots(this.#store.dataDir)) {
       try {
-        const loaded: SnapshotRecord[] = [];
-        await readSnapshot(info, (record, data) => {
-          // A customer's JSON text is kept as the line has it: nothing is parsed or serialised.
-          loaded.push(
-            record.kind === "customer"
-              ? { kind: "customer", json: data ?? "" }
-              : record as unknown as SnapshotRecord,
-          );
+        const records: string[] = [];
+        const data: (string | undefined)[] = [];
+        // Restored only once the whole file checked out, so a damaged one leaves no half state.
+        await readSnapshot(info, (record, member) => {
+          // Split records often share their rest (the same short head): keep one copy of it.
+          records.push(record === records.at(-1) ? records.at(-1)! : record);
+          data.push(member);
         });
-        records = loaded;
+        loaded = { records, data };
         snapshotSeq = info.seq;
         break;
       } catch (error) {
@@ -75,18 +69,19 @@ export class Persistence {
         this.#log.warn("Skipping a damaged snapshot", { error: error.message });
       }
     }
-    for (const record of records) this.#service.restore(record);
-    const eventsReplayed = await this.#service.replay(snapshotSeq);
+    const { records, data } = loaded;
+    for (let i = 0; i < records.length; i++) this.#source.restore(records[i], data[i]);
+    const eventsReplayed = await this.#source.replay(snapshotSeq);
     this.#snapshotSeq = snapshotSeq;
     return { snapshotSeq, snapshotRecords: records.length, eventsReplayed };
   }
 
-  /** Tells the policy that events were appended; may start a compaction in the background. */
-  noteWrite(deleted: boolean): void {
+  /** A commit listener: may start a compaction in the background. */
+  noteCommit(event: { type: string }): void {
     if (this.#store.lastSeq - this.#snapshotSeq >= this.#options.snapshotEvery) {
       this.startCompaction();
     }
-    if (deleted && this.#eraseTimer === undefined) {
+    if (event.type === "customer.deleted" && this.#eraseTimer === undefined) {
       this.#eraseTimer = setTimeout(() => {
         this.#eraseTimer = undefined;
         this.startCompaction();
@@ -111,7 +106,7 @@ export class Persistence {
 
   /** Compacts unless nothing was written since the last snapshot (a clean shutdown calls this). */
   async compactIfChanged(): Promise<void> {
-    if (this.#service.appliedSeq !== this.#snapshotSeq) await this.compact();
+    if (this.#source.appliedSeq !== this.#snapshotSeq) await this.compact();
   }
 
   /**
@@ -121,8 +116,8 @@ export class Persistence {
   async compact(): Promise<void> {
     const started = performance.now();
     await this.#store.roll();
-    const seq = this.#service.appliedSeq;
-    const written = await writeSnapshot(this.#store.dataDir, seq, this.#service.snapshotRecords());
+    const seq = this.#source.appliedSeq;
+    const written = await writeSnapshot(this.#store.dataDir, seq, this.#source.records());
     this.#snapshotSeq = seq;
     let dropped = 0;
     for (const segment of await this.#store.closedSegments()) {
@@ -131,7 +126,7 @@ export class Persistence {
         segment,
         // Events after the snapshot stay (a size roll during the snapshot closes them early):
         // the snapshot does not cover them, and they are erased at the next compaction.
-        (event) => event.seq > seq || this.#service.isLive(event.id),
+        (event) => keepsEvent(this.#source, event, seq),
       );
     }
     const older = (await listSnapshots(this.#store.dataDir)).filter((s) => s.seq < written.seq);
@@ -154,15 +149,11 @@ export class Persistence {
   /** Rewrites the previous snapshot without customers that are no longer live; drops it if damaged. */
   async #keepErased(previous: SnapshotInfo | undefined): Promise<SnapshotInfo | undefined> {
     if (previous === undefined) return undefined;
-    const kept: (object | string)[] = [];
+    const kept: string[] = [];
     try {
       await readSnapshot(previous, (record, data) => {
-        if (record.kind === "customer" && data !== undefined) {
-          if (this.#service.isLive(customerFacts(data).id)) {
-            kept.push(`{"kind":"customer","data":${data}}`);
-          }
-        } else if (this.#service.isLive((record.customer as { id: string }).id)) {
-          kept.push(record);
+        if (this.#source.isLive(this.#source.idOf(record, data))) {
+          kept.push(joinRecord(record, data));
         }
       });
     } catch (error) {

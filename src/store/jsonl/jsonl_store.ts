@@ -1,14 +1,26 @@
 import { encodeEvent } from "./event_codec.ts";
-import type { EventStore, NewEvent, ReplayedEvent, StoredEvent } from "../event_store.ts";
+import type {
+  AppendOptions,
+  EventStore,
+  NewEvent,
+  ReplayedEvent,
+  StoredEvent,
+} from "../event_store.ts";
 import { syncDirectory, writeAll } from "../../lib/fs_util.ts";
 import { concat } from "../../lib/bytes.ts";
 import { replaySegments } from "./replay.ts";
-import { listSegments, LOG_DIR, type Segment, segmentName } from "./segments.ts";
+import { listSegments, type Segment } from "./segments.ts";
+import { LOCK_FILE, LOG_DIR, segmentName } from "./data_dir_layout.ts";
 import { takeLock } from "./lock_file.ts";
-import { StorageFullError, StoreFailedError, WriteFailedError } from "../store_errors.ts";
-
-export { CorruptLogError } from "./replay.ts";
-export { syncDirectory } from "../../lib/fs_util.ts";
+import { LogReader } from "./log_reader.ts";
+import { CommitWaiters } from "../commit_waiters.ts";
+import { StreamVersions, type VersionSource } from "../stream_versions.ts";
+import {
+  StorageFullError,
+  StoreClosedError,
+  StoreFailedError,
+  WriteFailedError,
+} from "../store_errors.ts";
 
 /** Options of the JSONL store; the defaults are the durable ones. */
 export interface JsonlStoreOptions {
@@ -44,9 +56,6 @@ type Operation =
 
 type Write = Extract<Operation, { kind: "write" }>;
 
-/** The lock file inside DATA_DIR. */
-export const LOCK_FILE = "customer-api.lock";
-
 /**
  * The event log as JSONL segment files with group commit: one writer loop drains the queue,
  * writes one buffer, syncs once and then answers every append in the batch.
@@ -64,6 +73,10 @@ export class JsonlEventStore implements EventStore {
   #onFatal: (error: unknown) => void;
   #segmentMaxBytes: number;
   #replayed = false;
+  #closed = false;
+  #versions = new StreamVersions();
+  #waiters = new CommitWaiters();
+  #reader: LogReader;
   #durableLength = 0;
   #lastSeq = 0;
   #nextSeq = 1;
@@ -80,6 +93,7 @@ export class JsonlEventStore implements EventStore {
     this.#warn = options.warn ?? (() => {});
     this.#onFatal = options.onFatal ?? (() => {});
     this.#segmentMaxBytes = options.segmentMaxBytes ?? 64 * 1024 * 1024;
+    this.#reader = new LogReader(dataDir);
   }
 
   /** Opens (creating if needed) the log in dataDir, after taking the directory's exclusive lock. */
@@ -101,7 +115,13 @@ export class JsonlEventStore implements EventStore {
   async replay(onEvent: (event: ReplayedEvent) => void, afterSeq = 0): Promise<number> {
     if (this.#replayed) throw new Error("The log was already replayed");
     const segments = await listSegments(this.dataDir);
-    const result = await replaySegments(segments, afterSeq, onEvent, this.#warn);
+    const versions = this.#versions;
+    // With a version source the replayed versions are its to keep; without one, the store's.
+    const deliver = versions.hasSource ? onEvent : (event: ReplayedEvent) => {
+      versions.noteReplayed(event.id, event.version, event.seq);
+      onEvent(event);
+    };
+    const result = await replaySegments(segments, afterSeq, deliver, this.#warn);
     this.#lastSeq = Math.max(result.lastSeq, afterSeq);
     this.#nextSeq = this.#lastSeq + 1;
     const last = segments.at(-1);
@@ -117,22 +137,52 @@ export class JsonlEventStore implements EventStore {
     return result.delivered;
   }
 
+  /**
+   * Takes stream versions for `expected` from `source` (the state the log is replayed into), so
+   * the store keeps no map of every customer; call before replay.
+   */
+  useVersionSource(source: VersionSource): void {
+    this.#versions.use(source);
+  }
+
   /** Queues events for the next group commit and resolves once they are durable. */
-  append(events: readonly NewEvent[]): Promise<StoredEvent[]> {
+  append(events: readonly NewEvent[], options?: AppendOptions): Promise<StoredEvent[]> {
+    if (this.#closed) return Promise.reject(new StoreClosedError());
     if (!this.#replayed) return Promise.reject(new Error("Replay the log before appending"));
     if (this.#failure !== null) return Promise.reject(new StoreFailedError(this.#failure));
+    try {
+      this.#versions.check(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const stored: StoredEvent[] = [];
     const parts: Uint8Array[] = [];
     for (const { dataJson, ...event } of events) {
       const next = { ...event, seq: this.#nextSeq++ } as StoredEvent;
       stored.push(next);
       parts.push(encodeEvent(next, dataJson));
+      this.#versions.notePending(next.id, next.version, next.seq);
     }
     const bytes = parts.length === 1 ? parts[0] : concat(parts);
     return new Promise((resolve, reject) => {
       this.#queue.push({ kind: "write", bytes, events: stored, resolve, reject });
       this.#writing ??= this.#drain();
     });
+  }
+
+  /** Up to `limit` durable events after `afterSeq`, read behind the writer. */
+  readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]> {
+    const at = {
+      lastSeq: this.#lastSeq,
+      activeFirst: this.#activeFirst,
+      durableLength: this.#durableLength,
+    };
+    return this.#reader.read(at, afterSeq, limit);
+  }
+
+  /** Resolves once an event after `afterSeq` is durable. */
+  waitForCommit(afterSeq: number, signal?: AbortSignal): Promise<number> {
+    return this.#waiters.wait(afterSeq, this.#lastSeq, signal);
   }
 
   /** Closes the active segment and starts a new one, so every earlier event is in a closed segment. */
@@ -151,7 +201,9 @@ export class JsonlEventStore implements EventStore {
 
   /** Waits for queued appends, then closes the log and releases the lock. */
   async close(): Promise<void> {
+    this.#closed = true;
     while (this.#writing !== null) await this.#writing;
+    this.#waiters.rejectAll(new StoreClosedError());
     this.#active?.close();
     this.#lock.close();
   }
@@ -198,10 +250,14 @@ export class JsonlEventStore implements EventStore {
     }
     this.#durableLength += buffer.length;
     for (const write of batch) {
+      for (const event of write.events) {
+        this.#versions.noteDurable(event.id, event.version, event.seq);
+      }
       this.#lastSeq = write.events[write.events.length - 1].seq;
       this.stats.events += write.events.length;
       write.resolve(write.events);
     }
+    this.#waiters.notify(this.#lastSeq);
   }
 
   /** A failed write (a full disk, say): cut the file back to its last good length and go on. */
@@ -227,6 +283,7 @@ export class JsonlEventStore implements EventStore {
     for (const write of batch) write.reject(failure);
     for (const op of queued) op.reject(failure);
     this.#nextSeq = this.#lastSeq + 1;
+    this.#versions.dropPending();
   }
 
   async #rollNow(): Promise<void> {

@@ -13,6 +13,12 @@ export interface LinesEnd {
   lines: number;
 }
 
+/** The bytes to read: from `start` (default 0) up to `end` (default the end of the file). */
+export interface LineRange {
+  start?: number;
+  end?: number;
+}
+
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
@@ -20,21 +26,31 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * 1-based line number; reads in 1 MiB chunks so memory does not grow with the file. Each chunk's
  * complete lines are decoded as UTF-8 in one call and `text` is the line's string; where a chunk
  * is not valid UTF-8, `text` is undefined and the caller decodes (and judges) the line itself.
- * `afterChunk` runs after each chunk's lines, for a caller that writes as it reads.
+ * `afterChunk` runs after each chunk's lines, for a caller that writes as it reads. onLine
+ * returning false stops the reading after that line; `range` bounds the bytes read.
  */
 export async function readLines(
   file: Deno.FsFile,
-  onLine: (line: Uint8Array, offset: number, lineNumber: number, text: string | undefined) => void,
+  onLine: (
+    line: Uint8Array,
+    offset: number,
+    lineNumber: number,
+    text: string | undefined,
+  ) => void | false,
   afterChunk?: () => Promise<void>,
+  range: LineRange = {},
 ): Promise<LinesEnd> {
-  await file.seek(0, Deno.SeekMode.Start);
+  let offset = range.start ?? 0;
+  const stop = range.end ?? Infinity;
+  await file.seek(offset, Deno.SeekMode.Start);
   const chunk = new Uint8Array(CHUNK);
   let carry = new Uint8Array(0);
-  let offset = 0;
   let lineNumber = 1;
-  while (true) {
-    const read = await file.read(chunk);
+  let position = offset;
+  while (position < stop) {
+    const read = await file.read(chunk.subarray(0, Math.min(CHUNK, stop - position)));
     if (read === null) break;
+    position += read;
     const data = carry.length === 0
       ? chunk.subarray(0, read)
       : concat([carry, chunk.subarray(0, read)]);
@@ -45,7 +61,9 @@ export async function readLines(
       // A newline byte never occurs inside a multi-byte character, so the two splits agree.
       const textEnd = text === undefined ? 0 : text.indexOf("\n", textStart);
       const lineText = text === undefined ? undefined : text.slice(textStart, textEnd);
-      onLine(data.subarray(start, end), offset, lineNumber++, lineText);
+      if (onLine(data.subarray(start, end), offset, lineNumber++, lineText) === false) {
+        return { end: offset + end - start + 1, rest: new Uint8Array(0), lines: lineNumber - 1 };
+      }
       offset += end - start + 1;
       start = end + 1;
       textStart = textEnd + 1;

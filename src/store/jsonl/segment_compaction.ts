@@ -1,13 +1,15 @@
-import { decodeReplayed } from "./event_codec.ts";
 import type { ReplayedEvent } from "../event_store.ts";
 import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
 import { concat } from "../../lib/bytes.ts";
-import { readLines } from "./line_reader.ts";
-import { LOG_DIR, type Segment, segmentName } from "./segments.ts";
+import { CorruptLogError } from "../store_errors.ts";
+import type { Segment } from "./segments.ts";
+import { type Damage, walkSegment } from "./segment_walk.ts";
+import { LOG_DIR, segmentName } from "./data_dir_layout.ts";
 
 /**
  * Rewrites a closed segment keeping only the events `keep` accepts, byte for byte, as a
- * compacted segment; the original file is removed afterwards. Returns the number of events dropped.
+ * compacted segment; the original file is removed afterwards. Returns the number of events
+ * dropped. The segment is read by the walk startup and `verify` use, so damage is named alike.
  */
 export async function compactSegment(
   dataDir: string,
@@ -17,23 +19,20 @@ export async function compactSegment(
   if (!(await hasDroppable(segment, keep))) return 0;
   let dropped = 0;
   const dir = `${dataDir}/${LOG_DIR}`;
-  const source = await Deno.open(segment.path, { read: true });
-  try {
-    // Kept lines are written chunk by chunk, so memory does not grow with the segment.
-    await writeAtomically(dir, segmentName(segment.first, true), async (out) => {
-      let kept: Uint8Array[] = [];
-      await readLines(source, (line, _offset, _lineNumber, text) => {
-        // keep() reads only the envelope, so the data is not parsed.
-        if (keep(decodeReplayed(line, text))) kept.push(line.slice(), NEWLINE);
-        else dropped++;
-      }, async () => {
+  // Kept lines are written chunk by chunk, so memory does not grow with the segment.
+  await writeAtomically(dir, segmentName(segment.first, true), async (out) => {
+    let kept: Uint8Array[] = [];
+    await walkSegment(segment, refuse, (event, line) => {
+      // keep() reads only the envelope, so the data is not parsed.
+      if (keep(event)) kept.push(line.slice(), NEWLINE);
+      else dropped++;
+    }, {
+      afterChunk: async () => {
         if (kept.length > 0) await writeAll(out, concat(kept));
         kept = [];
-      });
+      },
     });
-  } finally {
-    source.close();
-  }
+  });
   if (!segment.compacted) {
     await Deno.remove(segment.path);
     await syncDirectory(dir);
@@ -47,15 +46,15 @@ async function hasDroppable(
   keep: (event: ReplayedEvent) => boolean,
 ): Promise<boolean> {
   let found = false;
-  const file = await Deno.open(segment.path, { read: true });
-  try {
-    await readLines(file, (line, _offset, _lineNumber, text) => {
-      if (!found && !keep(decodeReplayed(line, text))) found = true;
-    });
-  } finally {
-    file.close();
-  }
+  await walkSegment(segment, refuse, (event) => {
+    if (!found && !keep(event)) found = true;
+  });
   return found;
+}
+
+/** A closed segment holds no torn tail: any damage stops the compaction, naming the file. */
+function refuse(damage: Damage): never {
+  throw new CorruptLogError(damage.file, damage.line, damage.offset, damage.problem);
 }
 
 /** Removes a segment that snapshots fully cover. */

@@ -1,6 +1,4 @@
-/** The folder inside DATA_DIR that holds the log segments. */
-export const LOG_DIR = "log";
-const NAME = /^([0-9]{20})(\.compacted)?\.jsonl$/;
+import { LOG_DIR, SEGMENT_NAME } from "./data_dir_layout.ts";
 
 /** One file of the log: events from `first` on, until the next segment's first. */
 export interface Segment {
@@ -12,17 +10,12 @@ export interface Segment {
   compacted: boolean;
 }
 
-/** The file name of a segment starting at `first`. */
-export function segmentName(first: number, compacted = false): string {
-  return `${String(first).padStart(20, "0")}${compacted ? ".compacted" : ""}.jsonl`;
-}
-
 /** The segments of the log in DATA_DIR, oldest first. */
 export async function listSegments(dataDir: string): Promise<Segment[]> {
   const dir = `${dataDir}/${LOG_DIR}`;
   const segments: Segment[] = [];
   for await (const entry of Deno.readDir(dir)) {
-    const match = NAME.exec(entry.name);
+    const match = SEGMENT_NAME.exec(entry.name);
     if (!entry.isFile || match === null) continue;
     segments.push({
       path: `${dir}/${entry.name}`,

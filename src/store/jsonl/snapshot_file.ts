@@ -1,11 +1,16 @@
-import { CorruptRecordError, decodeLine, encodeLine, splitLine } from "./checked_line.ts";
+import {
+  bodyText,
+  CorruptRecordError,
+  encodeLine,
+  splitLineText,
+  type SplitText,
+} from "./checked_line.ts";
 import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
 import { concat } from "../../lib/bytes.ts";
 import { readLines } from "./line_reader.ts";
 
-/** The folder inside DATA_DIR that holds snapshots. */
-export const SNAPSHOT_DIR = "snapshots";
-const NAME = /^snapshot-([0-9]{20})\.jsonl$/;
+import { SNAPSHOT_DIR, SNAPSHOT_NAME, snapshotName } from "./data_dir_layout.ts";
+
 const BATCH_LINES = 2000;
 
 /** A snapshot file and the sequence number of the last event it includes. */
@@ -28,7 +33,7 @@ export async function listSnapshots(dataDir: string): Promise<SnapshotInfo[]> {
   const found: SnapshotInfo[] = [];
   try {
     for await (const entry of Deno.readDir(dir)) {
-      const match = NAME.exec(entry.name);
+      const match = SNAPSHOT_NAME.exec(entry.name);
       if (entry.isFile && match !== null) {
         found.push({ path: `${dir}/${entry.name}`, seq: Number(match[1]) });
       }
@@ -41,16 +46,17 @@ export async function listSnapshots(dataDir: string): Promise<SnapshotInfo[]> {
 
 /**
  * Writes a snapshot of the state after event `seq` atomically: a header line, one self-checking
- * line per record, and a footer with the count. Yields to the event loop between batches.
+ * line per record (JSON object text), and a footer with the count. Yields to the event loop
+ * between batches.
  */
 export async function writeSnapshot(
   dataDir: string,
   seq: number,
-  records: Iterable<object | string>,
+  records: Iterable<string>,
 ): Promise<SnapshotInfo> {
   const dir = `${dataDir}/${SNAPSHOT_DIR}`;
   await Deno.mkdir(dir, { recursive: true });
-  const name = `snapshot-${String(seq).padStart(20, "0")}.jsonl`;
+  const name = snapshotName(seq);
   await writeAtomically(dir, name, async (file) => {
     await writeAll(file, encodeLine({ kind: "snapshot", format: 1, seq }));
     let count = 0;
@@ -70,56 +76,71 @@ export async function writeSnapshot(
 }
 
 /**
- * Reads a whole snapshot into onRecord; throws CorruptSnapshotError on any damage. A record whose
- * last member is the object `data` comes without it, and `data` is that member's JSON text.
+ * Reads a whole snapshot, handing each record to onRecord as JSON text (the checksum checked and
+ * removed); throws CorruptSnapshotError on any damage. A record whose last member is the object
+ * `data` comes split, as with log lines: the rest of it, and `data`'s JSON text as a string of
+ * its own (joinRecord puts them together again). Records are opaque here: the footer is told
+ * from them by being the last line.
  */
 export async function readSnapshot(
   info: SnapshotInfo,
-  onRecord: (record: Record<string, unknown>, data: string | undefined) => void,
+  onRecord: (record: string, data: string | undefined) => void,
 ): Promise<void> {
   const file = await Deno.open(info.path, { read: true });
   let count = 0;
-  let state: "header" | "body" | "ended" = "header";
+  let atHeader = true;
+  // Each line is handed over when the next arrives, so the last one is held back as the footer.
+  let held: SplitText | undefined;
   try {
-    const { rest } = await readLines(file, (line, _offset, lineNumber, text) => {
-      let record: Record<string, unknown>;
-      let data: string | undefined;
+    const { rest } = await readLines(file, (line, _offset, lineNumber) => {
+      let record: SplitText;
       try {
-        const split = splitLine(line, "data", text);
-        record = split?.head ?? decodeLine(line, text);
-        data = split?.member;
+        record = splitLineText(line, "data") ?? { head: bodyText(line), member: "" };
       } catch (error) {
         if (error instanceof CorruptRecordError) {
           throw new CorruptSnapshotError(info.path, `line ${lineNumber}: ${error.message}`);
         }
         throw error;
       }
-      if (state === "header") {
-        if (record.kind !== "snapshot" || record.seq !== info.seq) {
+      if (atHeader) {
+        const header = parseRecord(info, record.head);
+        if (header.kind !== "snapshot" || header.seq !== info.seq) {
           throw new CorruptSnapshotError(info.path, "the header does not match the file name");
         }
-        state = "body";
-      } else if (state === "ended") {
-        throw new CorruptSnapshotError(info.path, `line ${lineNumber} follows the end marker`);
-      } else if (record.kind === "end") {
-        if (record.records !== count) {
-          throw new CorruptSnapshotError(
-            info.path,
-            `it has ${count} records, the end says ${record.records}`,
-          );
-        }
-        state = "ended";
-      } else {
-        count++;
-        onRecord(record, data);
+        atHeader = false;
+        return;
       }
+      if (held !== undefined) {
+        count++;
+        onRecord(held.head, held.member === "" ? undefined : held.member);
+      }
+      held = record;
     });
-    // The callback above moves `state` on; TypeScript cannot see that through the closure.
-    if (rest.length > 0 || (state as string) !== "ended") {
+    const end = held === undefined ? undefined : parseRecord(info, held.head);
+    if (rest.length > 0 || end?.kind !== "end") {
       throw new CorruptSnapshotError(info.path, "it is incomplete (no end marker)");
+    }
+    if (end.records !== count) {
+      throw new CorruptSnapshotError(
+        info.path,
+        `it has ${count} records, the end says ${end.records}`,
+      );
     }
   } finally {
     file.close();
+  }
+}
+
+/** A record as records() yielded it, from what readSnapshot handed over. */
+export function joinRecord(record: string, data: string | undefined): string {
+  return data === undefined ? record : `${record.slice(0, -1)},"data":${data}}`;
+}
+
+function parseRecord(info: SnapshotInfo, body: string): Record<string, unknown> {
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw new CorruptSnapshotError(info.path, "a header or end line is not JSON");
   }
 }
 

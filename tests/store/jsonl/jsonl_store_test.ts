@@ -1,14 +1,14 @@
-import { LOG_DIR, segmentName } from "../../../src/store/jsonl/segments.ts";
+import { LOG_DIR, segmentName } from "../../../src/store/jsonl/data_dir_layout.ts";
 import assert from "node:assert/strict";
 import type { CustomerEvent } from "../../../src/domain/events.ts";
 import { encodeEvent } from "../../../src/store/jsonl/event_codec.ts";
 import type { EventMeta, StoredEvent } from "../../../src/store/event_store.ts";
+import { JsonlEventStore, type JsonlStoreOptions } from "../../../src/store/jsonl/jsonl_store.ts";
 import {
   CorruptLogError,
-  JsonlEventStore,
-  type JsonlStoreOptions,
-} from "../../../src/store/jsonl/jsonl_store.ts";
-import { StoreFailedError, StoreLockedError } from "../../../src/store/store_errors.ts";
+  StoreFailedError,
+  StoreLockedError,
+} from "../../../src/store/store_errors.ts";
 
 /** The first (and in these tests only) segment of the log. */
 const LOG_FILE = `${LOG_DIR}/${segmentName(1)}`;

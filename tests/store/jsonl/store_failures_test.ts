@@ -4,7 +4,8 @@ import type { CustomerEvent } from "../../../src/domain/events.ts";
 import type { EventMeta, StoredEvent } from "../../../src/store/event_store.ts";
 import { writeAll } from "../../../src/lib/fs_util.ts";
 import { JsonlEventStore, type JsonlStoreOptions } from "../../../src/store/jsonl/jsonl_store.ts";
-import { listSegments, LOG_DIR, segmentName } from "../../../src/store/jsonl/segments.ts";
+import { listSegments } from "../../../src/store/jsonl/segments.ts";
+import { LOG_DIR, segmentName } from "../../../src/store/jsonl/data_dir_layout.ts";
 import {
   StorageFullError,
   StoreFailedError,

@@ -1,0 +1,36 @@
+/**
+ * What lives where inside DATA_DIR, in one place. Only names: reading this pulls in no writer.
+ *
+ * ```
+ * customer-api.lock                       exclusive lock (flock) + PID of the holder
+ * dev-secret                              development mode only (0600)
+ * log/00000000000000000001.jsonl          a log segment: events from seq 1 on
+ * log/00000000000000000001.compacted.jsonl  a segment with deleted customers' events removed
+ * snapshots/snapshot-00000000000000123456.jsonl  state after seq 123456
+ * ```
+ */
+
+/** The folder that holds the log segments. */
+export const LOG_DIR = "log";
+/** The folder that holds snapshots. */
+export const SNAPSHOT_DIR = "snapshots";
+/** The lock file a running server holds. */
+export const LOCK_FILE = "customer-api.lock";
+/** The file that holds the development-mode secret. */
+export const DEV_SECRET_FILE = "dev-secret";
+
+/** The file name of a segment starting at `first`. */
+export function segmentName(first: number, compacted = false): string {
+  return `${String(first).padStart(20, "0")}${compacted ? ".compacted" : ""}.jsonl`;
+}
+
+/** A segment's file name: its first seq and whether it was compacted. */
+export const SEGMENT_NAME = /^([0-9]{20})(\.compacted)?\.jsonl$/;
+
+/** The file name of the snapshot of the state after `seq`. */
+export function snapshotName(seq: number): string {
+  return `snapshot-${String(seq).padStart(20, "0")}.jsonl`;
+}
+
+/** A snapshot's file name: the seq it covers. */
+export const SNAPSHOT_NAME = /^snapshot-([0-9]{20})\.jsonl$/;

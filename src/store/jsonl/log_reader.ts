@@ -1,0 +1,107 @@
+import { CorruptRecordError, decodeReplayed } from "./event_codec.ts";
+import type { ReplayedEvent } from "../event_store.ts";
+import { CorruptLogError, LogTruncatedError } from "../store_errors.ts";
+import { readLines } from "./line_reader.ts";
+import { listSegments, type Segment } from "./segments.ts";
+
+/** How far the writer's bytes are durable, captured in one synchronous step. */
+export interface DurablePosition {
+  /** The last durable seq: nothing after it is read. */
+  lastSeq: number;
+  /** The first seq of the segment being appended to. */
+  activeFirst: number;
+  /** Its length up to the last sync: bytes after it may be a batch still being written. */
+  durableLength: number;
+}
+
+/** Where the previous read stopped, so paging on from it does not read the segment again. */
+interface Cursor {
+  path: string;
+  offset: number;
+  seq: number;
+}
+
+/**
+ * Reads durable events after a seq from the live log: closed segments whole, the active one only
+ * up to the writer's durable length, so a half-written batch is never seen. A segment that
+ * compaction replaced while it was being read is looked up again.
+ */
+export class LogReader {
+  #dataDir: string;
+  #cursor: Cursor | undefined;
+
+  constructor(dataDir: string) {
+    this.#dataDir = dataDir;
+  }
+
+  /** Up to `limit` events after `afterSeq` that `at` shows durable. */
+  async read(at: DurablePosition, afterSeq: number, limit: number): Promise<ReplayedEvent[]> {
+    const events: ReplayedEvent[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const from = events.at(-1)?.seq ?? afterSeq;
+      try {
+        await this.#readSegments(at, from, limit, events);
+        return events;
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      }
+    }
+    throw new Error("The log kept changing while it was read; try again");
+  }
+
+  async #readSegments(
+    at: DurablePosition,
+    afterSeq: number,
+    limit: number,
+    events: ReplayedEvent[],
+  ): Promise<void> {
+    if (afterSeq >= at.lastSeq || events.length >= limit) return;
+    const segments = (await listSegments(this.#dataDir)).filter((s) => s.first <= at.lastSeq);
+    const index = segments.findLastIndex((segment) => segment.first <= afterSeq + 1);
+    // Segments are only dropped from the front, once two snapshots cover them.
+    if (index === -1) throw new LogTruncatedError(afterSeq, segments[0]?.first ?? at.lastSeq + 1);
+    for (const segment of segments.slice(index)) {
+      await this.#readSegment(segment, at, afterSeq, limit, events);
+      if (events.length >= limit || (events.at(-1)?.seq ?? 0) >= at.lastSeq) return;
+    }
+  }
+
+  async #readSegment(
+    segment: Segment,
+    at: DurablePosition,
+    afterSeq: number,
+    limit: number,
+    events: ReplayedEvent[],
+  ): Promise<void> {
+    const active = !segment.compacted && segment.first === at.activeFirst;
+    const cursor = this.#cursor;
+    // Only a segment that is never rewritten keeps its offsets (a compacted one may be replaced).
+    const resume = !segment.compacted && cursor?.path === segment.path && cursor.seq <= afterSeq;
+    const start = resume ? cursor.offset : 0;
+    const file = await Deno.open(segment.path, { read: true });
+    try {
+      await readLines(
+        file,
+        (line, offset, lineNumber, text) => {
+          let event: ReplayedEvent;
+          try {
+            event = decodeReplayed(line, text);
+          } catch (error) {
+            if (!(error instanceof CorruptRecordError)) throw error;
+            const at = start === 0 ? lineNumber : 0;
+            throw new CorruptLogError(segment.path, at, offset, error.message);
+          }
+          if (event.seq > at.lastSeq) return false;
+          if (event.seq <= afterSeq) return;
+          events.push(event);
+          this.#cursor = { path: segment.path, offset: offset + line.length + 1, seq: event.seq };
+          if (events.length >= limit) return false;
+        },
+        undefined,
+        { start, end: active ? at.durableLength : undefined },
+      );
+    } finally {
+      file.close();
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { ExpectedVersionConflictError } from "./store_errors.ts";
+import type { AppendOptions } from "./event_store.ts";
+
+/**
+ * Who knows each customer's durable version: a single-writer store asks its state owner (the
+ * service) instead of keeping a second map of every customer. `appliedSeq` says how far it is.
+ */
+export interface VersionSource {
+  /** The version of the customer's last applied event, or undefined when unknown or erased. */
+  versionOf(id: string): number | undefined;
+  /** The sequence number of the last event applied. */
+  readonly appliedSeq: number;
+}
+
+interface Seen {
+  version: number;
+  seq: number;
+}
+
+/**
+ * The stream versions an in-process store checks `expected` against: appends still queued, then
+ * durable ones the version source has not applied yet, then the source (or, without one, what
+ * replay saw).
+ */
+export class StreamVersions {
+  #source: VersionSource | undefined;
+  #durable = new Map<string, Seen>();
+  #pending = new Map<string, Seen>();
+
+  /** Takes versions from `source` from now on; replayed events need not be remembered then. */
+  use(source: VersionSource): void {
+    this.#source = source;
+  }
+
+  /** True when a version source answers, so replay need not call noteReplayed. */
+  get hasSource(): boolean {
+    return this.#source !== undefined;
+  }
+
+  /** Remembers a replayed event's version. */
+  noteReplayed(id: string, version: number, seq: number): void {
+    this.#durable.set(id, { version, seq });
+  }
+
+  /** Remembers a queued event's version, for later appends in the same group commit. */
+  notePending(id: string, version: number, seq: number): void {
+    this.#pending.set(id, { version, seq });
+  }
+
+  /** Records that an event is durable. */
+  noteDurable(id: string, version: number, seq: number): void {
+    if (this.#pending.get(id)?.seq === seq) this.#pending.delete(id);
+    this.#durable.set(id, { version, seq });
+    // Bounded: entries the source has applied are dropped once there are many.
+    if (this.#source !== undefined && this.#durable.size > 4096) {
+      const applied = this.#source.appliedSeq;
+      for (const [key, entry] of this.#durable) if (entry.seq <= applied) this.#durable.delete(key);
+    }
+  }
+
+  /** Forgets every queued event (a failed write rejected them all). */
+  dropPending(): void {
+    this.#pending.clear();
+  }
+
+  /** The stream's current version, queued events included (0 when it has no event). */
+  current(id: string): number {
+    const pending = this.#pending.get(id);
+    if (pending !== undefined) return pending.version;
+    const seen = this.#durable.get(id);
+    const source = this.#source;
+    if (seen !== undefined && (source === undefined || seen.seq > source.appliedSeq)) {
+      return seen.version;
+    }
+    return source?.versionOf(id) ?? seen?.version ?? 0;
+  }
+
+  /** Throws ExpectedVersionConflictError unless every expected version is the current one. */
+  check(options: AppendOptions | undefined): void {
+    const expected = options?.expected;
+    if (expected === undefined) return;
+    for (const id in expected) {
+      const actual = this.current(id);
+      if (actual !== expected[id]) throw new ExpectedVersionConflictError(id, expected[id], actual);
+    }
+  }
+}
