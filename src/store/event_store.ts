@@ -18,7 +18,7 @@ export type StoredEvent = CustomerEvent & EventMeta & { seq: number };
 /**
  * An event as replay and readFrom hand it over: its data left as JSON text (null for a delete), so
  * a reader that keeps text builds no object graph per event. That text is canonical JSON in the
- * customer's field order, made once by read_model/customer_json.ts; a store keeps it byte for byte
+ * customer's field order, made once by read_model/customer_text.ts; a store keeps it byte for byte
  * (a PostgreSQL store uses a `json` or `text` column, never `jsonb`, which reorders keys).
  */
 export type ReplayedEvent = Omit<StoredEvent, "data"> & { dataJson: string | null };
