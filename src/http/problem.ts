@@ -21,6 +21,7 @@ import {
   OriginNotAllowedError,
   RateLimitedError,
   RouteNotFoundError,
+  ServiceStartingError,
   UnsupportedMediaTypeError,
 } from "./errors.ts";
 
@@ -144,6 +145,13 @@ function toProblem(error: unknown): Problem {
       ...kind(503, "key-set-unavailable", "Token keys unavailable"),
       detail,
       headers: { "retry-after": "30" },
+    };
+  }
+  if (error instanceof ServiceStartingError) {
+    return {
+      ...kind(503, "starting", "Service starting"),
+      detail,
+      headers: { "retry-after": "1" },
     };
   }
   if (error instanceof StorageFullError) {

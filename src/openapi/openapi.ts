@@ -151,9 +151,12 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       "/readyz": readiness(
         "getReadiness",
         "Readiness probe",
-        "200 once the event log is replayed. The port only opens after replay, so a client " +
-          "that can connect sees 200.",
-        { "200": { description: "Ready.", content: json("Health") } },
+        "503 while the event log replays after a start (every other route but /healthz " +
+          "answers 503 `starting` then too), 200 once it is replayed.",
+        {
+          "200": { description: "Ready.", content: json("Health") },
+          ...problemResponses(["starting"]),
+        },
       ),
       "/metrics": readiness(
         "getMetrics",

@@ -21,6 +21,7 @@ export const PROBLEM_TYPES = {
   "internal-error": { status: 500, title: "Internal server error" },
   "key-set-unavailable": { status: 503, title: "Token keys unavailable" },
   "storage-unavailable": { status: 503, title: "Storage unavailable" },
+  "starting": { status: 503, title: "Service starting" },
   "storage-full": { status: 507, title: "Insufficient storage" },
 } as const;
 

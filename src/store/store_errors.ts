@@ -8,12 +8,15 @@ export class StoreFailedError extends Error {
 
 /** Another process holds the data directory's lock. */
 export class StoreLockedError extends Error {
+  /** The PID written by the process that holds the lock. */
+  readonly holder: string;
   constructor(path: string, holder: string) {
     super(
       `The data directory is in use: "${path}" is locked by process ${holder}. ` +
         "Stop that process or choose another DATA_DIR.",
     );
     this.name = "StoreLockedError";
+    this.holder = holder;
   }
 }
 

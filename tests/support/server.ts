@@ -14,6 +14,8 @@ export interface StartOptions {
   dataDir?: string;
   /** Extra or overriding environment variables. */
   env?: Record<string, string>;
+  /** The log line to wait for: "ready" (default: the log is replayed) or "listening" (bound). */
+  until?: "ready" | "listening";
 }
 
 /** How a stopped server ended, with everything it printed. */
@@ -49,6 +51,8 @@ function serverArgs(env: Record<string, string>): string[] {
     dataDir: env.DATA_DIR || "./data",
     readOnly: env.JWKS_FILE ? [env.JWKS_FILE] : [],
   });
+  // A SOCKET is read and written where it is (the launcher grants it the same way).
+  if (env.SOCKET) flags.push(`--allow-read=${env.SOCKET}`, `--allow-write=${env.SOCKET}`);
   return ["run", ...flags, "src/main.ts"];
 }
 
@@ -89,7 +93,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   // Both pipes are drained for the whole life of the child so it never blocks on a full pipe.
   const drained = Promise.all([
     drain(child.stdout, out, (line) => {
-      const url = listeningUrl(line);
+      const url = listeningUrl(line, options.until ?? "ready");
       if (url) announce(url);
     }),
     drain(child.stderr, err),
@@ -172,10 +176,10 @@ async function drain(
   if (onLine && pending) onLine(pending);
 }
 
-function listeningUrl(line: string): string | undefined {
+function listeningUrl(line: string, msg: string): string | undefined {
   try {
     const entry = JSON.parse(line);
-    if (entry?.msg === "listening" && typeof entry.url === "string") return entry.url;
+    if (entry?.msg === msg && typeof entry.url === "string") return entry.url;
   } catch {
     // Not every stdout line has to be ours to understand.
   }
