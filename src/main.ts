@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   });
 
   // Signal handlers go in before the listener opens: a SIGTERM right after "listening" must not kill.
-  let listener: Listener | undefined;
+  let listener: Listener | undefined = undefined;
   let ready = false;
   let stopping = false;
   const stop = async (signal: string) => {
