@@ -11,7 +11,7 @@ import { startupGate } from "./http/startup_gate.ts";
 import { Metrics } from "./ops/metrics.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
 import { bufferedSink, createLogger, requestLine } from "./ops/log.ts";
-import { dataDirFailure, prepareDataDir } from "./ops/data_dir_setting.ts";
+import { dataDirFailure, prepareDataDir, replayFailure } from "./ops/data_dir_setting.ts";
 import { effectiveConfig } from "./ops/effective_config.ts";
 import { listen, type Listener } from "./ops/listener.ts";
 import { EXIT_IO, StartupError } from "./ops/startup_error.ts";
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
 
   const started = performance.now();
   const recovery = await persistence.recover().catch((error) =>
-    Promise.reject(dataDirFailure(error, config.dataDir))
+    Promise.reject(replayFailure(error, config.dataDir))
   );
   const ms = Math.round(performance.now() - started);
   log.info("replay done", {

@@ -24,7 +24,24 @@ export async function prepareDataDir(dataDir: string): Promise<void> {
   }
 }
 
-/** The startup error for a failure while opening, locking or replaying DATA_DIR. */
+/**
+ * The startup error for a failure while replaying DATA_DIR: damage, or an I/O error whose
+ * message names the file (exit EXIT_IO), unless it is a setting's fault.
+ */
+export function replayFailure(error: unknown, dataDir: string): StartupError {
+  if (error instanceof Deno.errors.NotCapable) return dataDirFailure(error, dataDir);
+  if (error instanceof CorruptLogError) {
+    return new StartupIoError("DATA_DIR", dataDir, `holds a damaged log: ${error.message}`);
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return new StartupIoError(
+    "DATA_DIR",
+    dataDir,
+    `could not be read: ${detail}; check the disk and that file, or restore it from a backup`,
+  );
+}
+
+/** The startup error for a failure while creating, opening or locking DATA_DIR. */
 export function dataDirFailure(error: unknown, dataDir: string): StartupError {
   const detail = error instanceof Error ? error.message : String(error);
   if (error instanceof StoreLockedError) {
@@ -33,9 +50,6 @@ export function dataDirFailure(error: unknown, dataDir: string): StartupError {
       dataDir,
       `is in use by process ${error.holder}; stop that process or choose another DATA_DIR`,
     );
-  }
-  if (error instanceof CorruptLogError) {
-    return new StartupIoError("DATA_DIR", dataDir, `holds a damaged log: ${error.message}`);
   }
   if (error instanceof Deno.errors.NotFound) {
     return new SettingError(

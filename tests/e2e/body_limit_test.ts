@@ -90,7 +90,7 @@ Deno.test("by default the limit is 64 KiB: 65536 bytes are accepted, 65537 refus
 
 Deno.test("a MAX_BODY_BYTES below 1 KiB refuses to start, quoting it", async () => {
   const result = await runUntilExit({ env: { MAX_BODY_BYTES: "512" } });
-  assert.equal(result.code, 1, result.stderr);
+  assert.equal(result.code, 78, result.stderr);
   assert.equal(
     result.stderr.trim(),
     'customer-api cannot start: MAX_BODY_BYTES "512" must be an integer from 1024 to 16777216',

@@ -161,7 +161,7 @@ Deno.test("CORS is off by default: no CORS headers, and a preflight is a 405 wit
 Deno.test("CORS_ORIGINS with *, a path or a trailing slash refuses to start, quoting the entry", async () => {
   for (const entry of ["*", "https://app.example.com/path", "https://app.example.com/"]) {
     const result = await runUntilExit({ env: { CORS_ORIGINS: `${APP},${entry}` } });
-    assert.equal(result.code, 1, `${entry}: ${result.stderr}`);
+    assert.equal(result.code, 78, `${entry}: ${result.stderr}`);
     assert.equal(
       result.stderr.trim(),
       `customer-api cannot start: CORS_ORIGINS entry "${entry}" must be an exact origin such as ` +

@@ -107,7 +107,7 @@ Deno.test("rate limiting is off by default: 30 quick requests all succeed withou
 
 Deno.test("an unparseable RATE_LIMIT refuses to start, quoting it", async () => {
   const result = await runUntilExit({ env: { RATE_LIMIT: "100/d" } });
-  assert.equal(result.code, 1, result.stderr);
+  assert.equal(result.code, 78, result.stderr);
   assert.equal(
     result.stderr.trim(),
     'customer-api cannot start: RATE_LIMIT "100/d" must look like 100/s, 6000/m or 100000/h',
