@@ -64,8 +64,10 @@ COPY docker/healthcheck.ts docker/
 RUN deno install --frozen --entrypoint src/main.ts docker/healthcheck.ts
 VOLUME ["/data"]
 EXPOSE 8000
+# Through sh only to add the SOCKET path to the permissions when SOCKET is set (sidecar mode);
+# `set -f; IFS=` keeps a path with spaces or wildcards one argument.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
-  CMD ["deno", "run", "--cached-only", "--no-prompt", "--allow-net=127.0.0.1", "--allow-env=PORT", "docker/healthcheck.ts"]
+  CMD ["sh", "-c", "set -f; IFS=; exec deno run --cached-only --no-prompt --allow-env=PORT,SOCKET --allow-net=127.0.0.1${SOCKET:+,unix:$SOCKET} ${SOCKET:+--allow-read=$SOCKET} ${SOCKET:+--allow-write=$SOCKET} docker/healthcheck.ts"]
 # The permission flags are exactly those of `deno task start` and of the end-to-end tests, with
 # /data and /config for ./data and ./config (src/ops/permissions.ts; tests/ops/permissions_test.ts).
 CMD ["deno", "run", "--cached-only", \
