@@ -122,7 +122,7 @@ Deno.test("deno task start's flags serve from ./data and read a JWKS_FILE only u
         await Deno.writeTextFile(`${cwd}/elsewhere/jwks.json`, jwks);
         const server = await spawnStartTask(cwd, { JWKS_FILE: "./elsewhere/jwks.json" });
         assert.equal(server.url, undefined);
-        assert.equal(await server.exited, 1);
+        assert.equal(await server.exited, 78);
         assert.match(server.stderr(), /JWKS_FILE "\.\/elsewhere\/jwks\.json" cannot be read/);
         assert.match(server.stderr(), /--allow-read/);
       },
