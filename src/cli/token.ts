@@ -5,11 +5,11 @@ import { mintToken, parseTtl } from "../auth/token_mint.ts";
 import { exitWith, parseCommandLine } from "./command_line.ts";
 import { TOKEN_USAGE } from "./usage.ts";
 
-interface TokenOptions {
+type TokenOptions = {
   scope: string;
   sub: string;
   ttl: string;
-}
+};
 
 /** `deno task token`: prints a token signed with JWT_SECRET or the development secret. */
 async function main(values: TokenOptions): Promise<void> {
