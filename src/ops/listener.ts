@@ -1,6 +1,7 @@
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Config } from "../config.ts";
 import { SettingError } from "./startup_error.ts";
+import { listenUnix } from "./unix_listener.ts";
 
 /** An open listener and how to name it to people. */
 export interface Listener {
@@ -22,9 +23,20 @@ type Handler = (request: Request) => Response | Promise<Response>;
  * replay, so a busy port or a bad address fails in milliseconds. Throws SettingError naming it.
  */
 export async function listen(config: Config, handler: Handler): Promise<Listener> {
-  return config.socket === undefined
-    ? listenTcp(config.host, config.port, handler)
-    : await listenUnix(resolve(config.socket), config.socketMode, handler);
+  if (config.socket === undefined) return listenTcp(config.host, config.port, handler);
+  const path = resolve(config.socket);
+  const server = await listenUnix(path, config.socketMode, handler);
+  return {
+    server,
+    url: `unix:${path}`,
+    address: `unix:${path}`,
+    curl: (target) => `--unix-socket '${path}' http://localhost${target}`,
+    close: async () => {
+      await server.shutdown();
+      // Deno removes the file as it closes; this is for when it could not.
+      await Deno.remove(path).catch(() => {});
+    },
+  };
 }
 
 function listenTcp(host: string, port: number, handler: Handler): Listener {
@@ -78,94 +90,5 @@ function tcpFailure(error: unknown, host: string, port: number): SettingError {
     "HOST",
     host,
     `${problem}; use 127.0.0.1, 0.0.0.0 (every interface), ::1 or one of this machine's addresses`,
-  );
-}
-
-async function listenUnix(path: string, mode: number, handler: Handler): Promise<Listener> {
-  await clearStaleSocket(path);
-  let server: Deno.HttpServer<Deno.UnixAddr>;
-  try {
-    server = Deno.serve({ path, onListen: () => {} }, handler);
-  } catch (error) {
-    throw socketFailure(error, path);
-  }
-  try {
-    await Deno.chmod(path, mode);
-  } catch (error) {
-    await server.shutdown();
-    throw socketFailure(error, path);
-  }
-  return {
-    server,
-    url: `unix:${path}`,
-    address: `unix:${path}`,
-    curl: (target) => `--unix-socket '${path}' http://localhost${target}`,
-    close: async () => {
-      await server.shutdown();
-      await Deno.remove(path).catch(() => {});
-    },
-  };
-}
-
-/**
- * A socket file left by a killed server is removed, but only when nothing answers on it: a live
- * server there is refused, and a file that is not a socket is never touched.
- */
-async function clearStaleSocket(path: string): Promise<void> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.lstat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return;
-    throw socketFailure(error, path);
-  }
-  if (!info.isSocket) {
-    throw new SettingError(
-      "SOCKET",
-      path,
-      "exists and is not a socket; remove it or choose another SOCKET",
-    );
-  }
-  try {
-    const conn = await Deno.connect({ transport: "unix", path });
-    conn.close();
-  } catch (error) {
-    if (!(error instanceof Deno.errors.ConnectionRefused)) throw socketFailure(error, path);
-    await Deno.remove(path).catch((error) => {
-      throw socketFailure(error, path);
-    });
-    return;
-  }
-  throw new SettingError(
-    "SOCKET",
-    path,
-    "is in use: another server answers on it; stop that server or choose another SOCKET",
-  );
-}
-
-function socketFailure(error: unknown, path: string): SettingError {
-  const detail = error instanceof Error ? error.message : String(error);
-  if (error instanceof Deno.errors.NotFound) {
-    return new SettingError(
-      "SOCKET",
-      path,
-      `cannot be created: its directory "${
-        dirname(path)
-      }" does not exist; create it or choose another SOCKET`,
-    );
-  }
-  if (error instanceof Deno.errors.NotCapable) {
-    return new SettingError(
-      "SOCKET",
-      path,
-      `is outside the paths this process may use (${detail}); start it with \`deno task start\`, which grants SOCKET`,
-    );
-  }
-  return new SettingError(
-    "SOCKET",
-    path,
-    `cannot be used (${detail}); check that this user may create files in "${
-      dirname(path)
-    }", or choose another SOCKET`,
   );
 }
