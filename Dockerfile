@@ -77,8 +77,10 @@ COPY docker/healthcheck.ts docker/
 RUN deno install --frozen --entrypoint src/main.ts src/cli/start.ts docker/healthcheck.ts
 VOLUME ["/data"]
 EXPOSE 8000
+# Through sh only to add the SOCKET path to the permissions when SOCKET is set (sidecar mode);
+# `set -f; IFS=` keeps a path with spaces or wildcards one argument.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
-  CMD ["deno", "run", "--cached-only", "--no-prompt", "--allow-net=127.0.0.1", "--allow-env=PORT", "docker/healthcheck.ts"]
+  CMD ["sh", "-c", "set -f; IFS=; exec deno run --cached-only --no-prompt --allow-env=PORT,SOCKET --allow-net=127.0.0.1${SOCKET:+,unix:$SOCKET} ${SOCKET:+--allow-read=$SOCKET} ${SOCKET:+--allow-write=$SOCKET} docker/healthcheck.ts"]
 # The launcher derives the server's permission flags from the environment (DATA_DIR, JWKS_FILE,
 # SOCKET) and runs it under them, passing signals on (src/cli/start.ts, src/ops/permissions.ts).
 CMD ["deno", "run", "--cached-only", "--no-prompt", "--allow-env", "--allow-run", \

@@ -19,7 +19,7 @@ export interface Target {
 
 /** The service, with what its startup took. */
 export interface ServiceTarget extends Target {
-  /** Seconds from spawn to the "listening" line (at LOG_LEVEL=warn: to /readyz answering). */
+  /** Seconds from spawn to the "ready" line (at LOG_LEVEL=warn: to /readyz answering 200). */
   startupSeconds: number;
   /** The "replay done" line's figures; unknown at LOG_LEVEL=warn. */
   replay?: { events: number; customers: number; ms: number };
@@ -107,7 +107,7 @@ export async function startService(
     if (!line.startsWith("{")) return undefined;
     const fields = JSON.parse(line);
     if (fields.msg === "replay done") replay = fields;
-    if (fields.msg === "listening") [url, listeningAt] = [fields.url, performance.now()];
+    if (fields.msg === "ready") [url, listeningAt] = [fields.url, performance.now()];
     if (fields.msg === "compaction done") compacted = true;
     // A startup that replayed events compacts in the background right away; let it finish first.
     const ready = url !== undefined && replay !== undefined && (compacted || replay.events === 0);

@@ -1,13 +1,13 @@
-/** One start of the real server: time to "listening", what it replayed, and its memory. */
+/** One start of the real server: time to "ready", what it replayed, and its memory. */
 import { ServerExitedError, spawnServer } from "./server_process.ts";
 
 const SETTLE_MS = 1000;
 
-/** One server start: seconds to "listening", its "replay done" fields and its memory. */
+/** One server start: seconds to "ready", its "replay done" fields and its memory. */
 export interface StartupMeasurement {
   seconds: number;
   replay: { events: number; customers: number; ms: number; snapshot_records: number };
-  /** RSS read as soon as "listening" arrived. */
+  /** RSS read as soon as "ready" arrived (the field keeps its name for the report). */
   rssListening: number;
   /** RSS one second later (after the background compaction, when one runs). */
   rssSettled: number;
@@ -26,7 +26,7 @@ export interface StartOptions {
 }
 
 /**
- * Starts the server, times it to "listening", reads its memory, then stops it.
+ * Starts the server, times it to "ready", reads its memory, then stops it.
  * On a shared machine something else may signal the child; such a start is retried.
  */
 export async function measureStartup(
@@ -48,9 +48,10 @@ export async function measureStartup(
 async function measureOnce(dataDir: string, options: StartOptions): Promise<StartupMeasurement> {
   const server = spawnServer(dataDir, options.denoFlags);
   try {
-    const listening = await server.waitFor("listening");
-    const rssListening = (await server.memory()).rss;
+    // The listener opens before the replay; "ready" is when the server answers the API.
     const replay = (await server.waitFor("replay done")).fields as StartupMeasurement["replay"];
+    const listening = await server.waitFor("ready");
+    const rssListening = (await server.memory()).rss;
     if (options.settle ?? true) {
       // A startup that replayed events compacts in the background right away; let it finish.
       if (replay.events > 0) await server.waitFor("compaction done");

@@ -1,6 +1,7 @@
 import type { RatePolicy } from "./http/rate_limit.ts";
 import { parseRatePolicy } from "./http/rate_limit.ts";
 import type { LogLevel } from "./ops/log.ts";
+import { EXIT_CONFIG, StartupError } from "./ops/startup_error.ts";
 
 /** The service's settings, read once from the environment (contract §1). */
 export interface Config {
@@ -47,9 +48,9 @@ export type KeySource =
   | { kind: "dev" };
 
 /** A setting is missing or wrong; the message says what to fix. */
-export class ConfigError extends Error {
+export class ConfigError extends StartupError {
   constructor(message: string) {
-    super(message);
+    super(message, EXIT_CONFIG);
     this.name = "ConfigError";
   }
 }
@@ -66,10 +67,10 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
   return {
     port: integer(env, "PORT", 8000, 0, 65535),
     host: env("HOST") || "127.0.0.1",
-    socket: env("SOCKET") || undefined,
+    socket: socketPath(env("SOCKET")),
     socketMode: socketMode(env("SOCKET_MODE")),
     publicUrl: publicUrl(env("PUBLIC_URL")),
-    dataDir: env("DATA_DIR") || "./data",
+    dataDir: dataDirSetting(env),
     keySource: keySource(env, sources[0]),
     jwtIssuer: env("JWT_ISSUER") || undefined,
     jwtAudience: env("JWT_AUDIENCE") || undefined,
@@ -83,8 +84,32 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
     headerTimeoutMs: duration(env, "HEADER_TIMEOUT", 10_000),
     bodyTimeoutMs: duration(env, "BODY_TIMEOUT", 30_000),
     idleTimeoutMs: duration(env, "IDLE_TIMEOUT", 60_000),
-    idempotencyMaxKeys: integer(env, "IDEMPOTENCY_MAX_KEYS", 100_000, 1, 100_000_000),
+    idempotencyMaxKeys: idempotencyMaxKeysSetting(env),
   };
+}
+
+/** DATA_DIR, for the tasks that need nothing else (`verify`). */
+export function dataDirSetting(env: (name: string) => string | undefined): string {
+  return env("DATA_DIR") || "./data";
+}
+
+/** IDEMPOTENCY_MAX_KEYS alone, for `deno task compact`, which rebuilds the remembered keys. */
+export function idempotencyMaxKeysSetting(env: (name: string) => string | undefined): number {
+  return integer(env, "IDEMPOTENCY_MAX_KEYS", 100_000, 1, 100_000_000);
+}
+
+/** The longest Unix socket path Linux accepts (sun_path holds 108 bytes with the final NUL). */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+function socketPath(value: string | undefined): string | undefined {
+  if (!nonEmpty(value)) return undefined;
+  const bytes = new TextEncoder().encode(value).length;
+  if (bytes > MAX_SOCKET_PATH_BYTES) {
+    throw new ConfigError(
+      `SOCKET "${value}" is ${bytes} bytes long; a Unix socket path may have at most ${MAX_SOCKET_PATH_BYTES}, so choose a shorter one`,
+    );
+  }
+  return value;
 }
 
 function keySource(env: (name: string) => string | undefined, name: string | undefined): KeySource {

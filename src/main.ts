@@ -1,45 +1,49 @@
 import { monotonicFactory } from "ulid";
 import { createHandler } from "./app.ts";
 import { verificationKey } from "./auth/verification_key.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { loadConfig } from "./config.ts";
 import { createAuthenticator } from "./auth/authenticator.ts";
 import type { Principal } from "./http/api_module.ts";
-import { UnusableKeySetError } from "./auth/key_sources.ts";
 import { TokenCache } from "./auth/token_cache.ts";
+import { exitWith, parseCommandLine } from "./cli/command_line.ts";
+import { SERVER_USAGE } from "./cli/usage.ts";
 import { CorsPolicy } from "./http/cors.ts";
-import { acceptRecoveryLog, serveRecovering } from "./http/connection_limits.ts";
+import { acceptRecoveryLog } from "./http/connection_limits.ts";
+import { startupGate } from "./http/startup_gate.ts";
 import { Metrics } from "./ops/metrics.ts";
 import { watchParent } from "./ops/parent_watch.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
-import { bufferedSink, createLogger, type LogLevel, requestLine } from "./ops/log.ts";
+import { bufferedSink, createLogger, requestLine } from "./ops/log.ts";
+import { dataDirFailure, prepareDataDir, replayFailure } from "./ops/data_dir_setting.ts";
+import { effectiveConfig } from "./ops/effective_config.ts";
+import { listen, type Listener } from "./ops/listener.ts";
+import { EXIT_IO, StartupError } from "./ops/startup_error.ts";
 import { CompactionPolicy } from "./store/jsonl/compaction_policy.ts";
 import { CustomerProjection } from "./read_model/projection.ts";
 import { CustomerService } from "./customers/customer_service.ts";
 import { customerModule } from "./customers/customer_routes.ts";
 import { JsonlEventStore } from "./store/jsonl/jsonl_store.ts";
-import { StoreError } from "./store/store_errors.ts";
-
-const sink = bufferedSink(writeStdout);
-const level = (Deno.env.get("LOG_LEVEL") as LogLevel | undefined) ?? "info";
-/** Lifecycle and error lines are written at once (with any request lines before them). */
-const log = createLogger(level, (line) => {
-  sink.line(line);
-  sink.flush();
-});
-/** Request lines are batched: one write per 50 ms instead of a syscall per request. */
-const logRequests = level === "debug" || level === "info";
 
 function writeStdout(bytes: Uint8Array): void {
   let written = 0;
   while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
 }
 
-/** Exit code after a failed fsync: the process must not go on writing (EX_IOERR). */
-const EXIT_IO_ERROR = 74;
-
-/** The composition root: config, store, recovery, then serve; the only module with side effects. */
+/**
+ * The composition root: config, data directory, keys, listener, replay, then serve. The listener
+ * opens before the replay, answering 503 `starting` until the real handler takes over.
+ */
 async function main(): Promise<void> {
   const config = loadConfig((name) => Deno.env.get(name));
+  const sink = bufferedSink(writeStdout);
+  /** Lifecycle and error lines are written at once (with any request lines before them). */
+  const log = createLogger(config.logLevel, (line) => {
+    sink.line(line);
+    sink.flush();
+  });
+  log.info("configuration", effectiveConfig(config));
+
+  await prepareDataDir(config.dataDir);
   const projection = new CustomerProjection();
   const metrics = new Metrics(() => projection.size);
   const store = await JsonlEventStore.open(config.dataDir, {
@@ -49,7 +53,7 @@ async function main(): Promise<void> {
         error: String(error),
       });
       // Give the batch's 503 answers a moment to leave, then stop.
-      setTimeout(() => Deno.exit(EXIT_IO_ERROR), 200);
+      setTimeout(() => Deno.exit(EXIT_IO), 200);
     },
     segmentMaxBytes: config.segmentMaxBytes,
     sync: async (file) => {
@@ -57,7 +61,7 @@ async function main(): Promise<void> {
       await file.syncData();
       metrics.observeFsync((performance.now() - started) / 1000);
     },
-  });
+  }).catch((error) => Promise.reject(dataDirFailure(error, config.dataDir)));
   const service = new CustomerService({
     store,
     projection,
@@ -71,18 +75,13 @@ async function main(): Promise<void> {
   });
   service.addCommitListener(() => metrics.eventsAppended(1));
   service.addCommitListener((event) => persistence.noteCommit(event));
-  const started = performance.now();
-  const recovery = await persistence.recover();
-  log.info("replay done", {
-    snapshot_seq: recovery.snapshotSeq,
-    snapshot_records: recovery.snapshotRecords,
-    events: recovery.eventsReplayed,
-    customers: projection.size,
-    ms: Math.round(performance.now() - started),
-  });
 
-  const { key, algorithms, announce } = await verificationKey(config, log);
-  const handler = createHandler({
+  const { key, algorithms, announce } = await verificationKey(config, log).catch((error) =>
+    Promise.reject(error instanceof StartupError ? error : dataDirFailure(error, config.dataDir))
+  );
+  /** Request lines are batched: one write per 50 ms instead of a syscall per request. */
+  const logRequests = config.logLevel === "debug" || config.logLevel === "info";
+  const app = createHandler({
     modules: [
       customerModule({
         service,
@@ -106,41 +105,64 @@ async function main(): Promise<void> {
     cors: config.corsOrigins.length === 0 ? undefined : new CorsPolicy(config.corsOrigins),
   });
 
-  // Signal handlers go in before the port opens: a SIGTERM right after "listening" must not kill.
+  // Signal handlers go in before the listener opens: a SIGTERM right after "listening" must not kill.
+  let listener: Listener | undefined = undefined;
+  let ready = false;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
-    await server.shutdown();
-    await persistence.settle();
-    await persistence.compactIfChanged().catch((error) =>
-      log.error("Snapshot at shutdown failed; the log has everything", { error: String(error) })
-    );
-    await store.close();
+    await listener?.close();
+    // During the replay nothing was written: the lock goes with the process.
+    if (ready) {
+      await persistence.settle();
+      await persistence.compactIfChanged().catch((error) =>
+        log.error("Snapshot at shutdown failed; the log has everything", { error: String(error) })
+      );
+      await store.close();
+    }
     log.info("stopped");
     Deno.exit(0);
   };
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
   watchParent(() => stop("launcher gone"));
-  const server = serveRecovering(acceptRecoveryLog(log, metrics), {
-    port: config.port,
-    hostname: config.host,
-    onListen: ({ hostname, port }) => {
-      const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-      log.always("listening", { url: `http://${host}:${port}`, pid: Deno.pid });
-      announce?.(`http://${host}:${port}`);
-    },
-  }, handler);
+
+  // Until the replay is done the gate answers; then one reference swap hands over to the app.
+  let handler: (request: Request) => Response | Promise<Response> = startupGate();
+  listener = await listen(config, (request) => handler(request), acceptRecoveryLog(log, metrics));
+  log.always("listening", { url: listener.url, address: listener.address, pid: Deno.pid });
+
+  const started = performance.now();
+  const recovery = await persistence.recover().catch((error) =>
+    Promise.reject(replayFailure(error, config.dataDir))
+  );
+  const ms = Math.round(performance.now() - started);
+  log.info("replay done", {
+    snapshot_seq: recovery.snapshotSeq,
+    snapshot_records: recovery.snapshotRecords,
+    events: recovery.eventsReplayed,
+    customers: projection.size,
+    ms,
+  });
+  if (stopping) return;
+  handler = app;
+  ready = true;
+  log.always("ready", { url: listener.url, customers: projection.size, replay_ms: ms });
+  announce?.(listener.curl("/api/customers"));
   if (recovery.eventsReplayed > 0) persistence.startCompaction();
 }
 
-try {
-  await main();
-} catch (error) {
-  const known = error instanceof ConfigError || error instanceof StoreError ||
-    error instanceof UnusableKeySetError;
-  console.error(`customer-api cannot start: ${known ? (error as Error).message : error}`);
-  Deno.exit(1);
+if (import.meta.main) {
+  const command = parseCommandLine(Deno.args, SERVER_USAGE);
+  if (command.kind === "exit") exitWith(command);
+  try {
+    await main();
+  } catch (error) {
+    // A known cause is one line naming the setting and what to do, with its own exit code.
+    const known = error instanceof StartupError;
+    console.error(`customer-api cannot start: ${known ? error.message : String(error)}`);
+    Deno.exit(known ? error.exitCode : 1);
+  }
 }

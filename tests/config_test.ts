@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { type Config, ConfigError, loadConfig, MIN_SECRET_BYTES } from "../src/config.ts";
+import { StartupError } from "../src/ops/startup_error.ts";
 
 const SECRET_32 = "0123456789abcdef0123456789abcdef";
 
@@ -285,4 +286,19 @@ Deno.test("IDEMPOTENCY_MAX_KEYS defaults to 100000 and must be a positive intege
   assert.equal(load({}).idempotencyMaxKeys, 100_000);
   assert.equal(load({ IDEMPOTENCY_MAX_KEYS: "5" }).idempotencyMaxKeys, 5);
   assert.throws(() => load({ IDEMPOTENCY_MAX_KEYS: "0" }), ConfigError);
+});
+
+Deno.test("a SOCKET longer than a Unix socket path may be is refused, quoting it", () => {
+  const long = `/run/${"s".repeat(103)}`;
+  assertConfigError(
+    { SOCKET: long },
+    `SOCKET "${long}" is 108 bytes long; a Unix socket path may have at most 107, so choose a shorter one`,
+  );
+  assert.equal(load({ SOCKET: long.slice(0, 107) }).socket, long.slice(0, 107));
+});
+
+Deno.test("a ConfigError is a StartupError with the configuration exit code 78", () => {
+  const error = new ConfigError("x");
+  assert.ok(error instanceof StartupError);
+  assert.equal(error.exitCode, 78);
 });

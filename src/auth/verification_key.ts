@@ -1,4 +1,4 @@
-import type { JWTVerifyGetKey } from "jose";
+import type { JSONWebKeySet, JWTVerifyGetKey } from "jose";
 import { createLocalJWKSet } from "jose";
 import { type Config, ConfigError } from "../config.ts";
 import { loadOrCreateDevSecret } from "./dev_secret.ts";
@@ -11,8 +11,11 @@ import { mintToken } from "./token_mint.ts";
 /** The verification key and its allowed algorithms. */
 export interface VerificationKey {
   key: Uint8Array | JWTVerifyGetKey;
-  /** Development mode only: prints the ready token and a curl example for the listening URL. */
-  announce?: (url: string) => void;
+  /**
+   * Development mode only: prints the ready token and a curl example; `target` is what follows
+   * curl's options to reach the customers collection (a URL, or `--unix-socket` and a URL).
+   */
+  announce?: (target: string) => void;
   algorithms: string[];
 }
 
@@ -28,19 +31,28 @@ export async function verificationKey(config: Config, log: Logger): Promise<Veri
         text = await Deno.readTextFile(source.path);
       } catch (error) {
         throw new ConfigError(
-          `JWKS_FILE "${source.path}" cannot be read: ${(error as Error).message}`,
+          `JWKS_FILE "${source.path}" cannot be read (${
+            (error as Error).message
+          }); check the path and that this user may read it`,
         );
       }
       let jwks: unknown;
       try {
         jwks = JSON.parse(text);
       } catch {
-        throw new ConfigError(`JWKS_FILE "${source.path}" is not valid JSON`);
+        throw new ConfigError(
+          `JWKS_FILE "${source.path}" is not valid JSON; give it a JSON Web Key Set`,
+        );
       }
-      return {
-        key: createLocalJWKSet(usableKeys(jwks, source.path)),
-        algorithms: KEY_SET_ALGORITHMS,
-      };
+      let keys: JSONWebKeySet;
+      try {
+        keys = usableKeys(jwks, source.path);
+      } catch (error) {
+        throw new ConfigError(
+          `JWKS_FILE "${source.path}" holds no usable key: ${(error as Error).message}`,
+        );
+      }
+      return { key: createLocalJWKSet(keys), algorithms: KEY_SET_ALGORITHMS };
     }
     case "jwks-url": {
       const keySet = new RemoteKeySet(source.url, {
@@ -58,7 +70,7 @@ export async function verificationKey(config: Config, log: Logger): Promise<Veri
 async function devModeSecret(
   config: Config,
   log: Logger,
-): Promise<{ key: Uint8Array; announce: (url: string) => void }> {
+): Promise<{ key: Uint8Array; announce: (target: string) => void }> {
   const { secret, created } = await loadOrCreateDevSecret(config.dataDir);
   const token = await mintToken(
     secret,
@@ -74,13 +86,13 @@ async function devModeSecret(
     dev_secret: `${config.dataDir}/${DEV_SECRET_FILE}`,
     created,
   });
-  const announce = (url: string) =>
+  const announce = (target: string) =>
     console.error(
       [
         "WARNING: development mode. Tokens are signed with a generated secret in DATA_DIR/dev-secret.",
         "Do not run like this in production: set JWT_SECRET, JWKS_FILE or JWKS_URL.",
         `A token with both scopes, valid for 24 h:\n${token}`,
-        `Try: curl -H "Authorization: Bearer ${token}" ${url}/api/customers`,
+        `Try: curl -H "Authorization: Bearer ${token}" ${target}`,
       ].join("\n"),
     );
   return { key: secret, announce };

@@ -1,16 +1,19 @@
 import { monotonicFactory } from "ulid";
-import { loadConfig } from "../config.ts";
+import { dataDirSetting, idempotencyMaxKeysSetting } from "../config.ts";
 import { createLogger } from "../ops/log.ts";
 import { CompactionPolicy } from "../store/jsonl/compaction_policy.ts";
 import { CustomerProjection } from "../read_model/projection.ts";
 import { CustomerService } from "../customers/customer_service.ts";
 import { JsonlEventStore } from "../store/jsonl/jsonl_store.ts";
+import { exitWith, parseCommandLine } from "./command_line.ts";
+import { requireEventLog } from "./existing_log.ts";
+import { COMPACT_USAGE } from "./usage.ts";
 
 /** `deno task compact`: on a stopped service, snapshot and compact DATA_DIR (erasing deleted customers). */
-const config = loadConfig((name) => Deno.env.get(name));
-const log = createLogger("info", (line) => console.log(line));
-try {
-  const store = await JsonlEventStore.open(config.dataDir, {
+async function compact(dataDir: string, idempotencyMaxKeys: number): Promise<void> {
+  await requireEventLog(dataDir);
+  const log = createLogger("info", (line) => console.log(line));
+  const store = await JsonlEventStore.open(dataDir, {
     warn: (msg, fields) => log.warn(msg, fields),
   });
   const service = new CustomerService({
@@ -18,17 +21,27 @@ try {
     projection: new CustomerProjection(),
     clock: Date.now,
     newId: monotonicFactory(),
-    idempotencyMaxKeys: config.idempotencyMaxKeys,
+    idempotencyMaxKeys,
   });
+  // The policy's thresholds do not matter here: this run compacts once, now.
   const persistence = new CompactionPolicy(store, service, log, {
-    snapshotEvery: config.snapshotEvery,
-    eraseWithinMs: config.eraseWithinSeconds * 1000,
+    snapshotEvery: Number.MAX_SAFE_INTEGER,
+    eraseWithinMs: 0,
   });
   const recovery = await persistence.recover();
   log.info("replay done", { snapshot_seq: recovery.snapshotSeq, events: recovery.eventsReplayed });
   await persistence.compact();
   await store.close();
-} catch (error) {
-  console.error(`compact: ${error instanceof Error ? error.message : error}`);
-  Deno.exit(1);
+}
+
+if (import.meta.main) {
+  const command = parseCommandLine(Deno.args, COMPACT_USAGE);
+  if (command.kind === "exit") exitWith(command);
+  try {
+    const env = (name: string) => Deno.env.get(name);
+    await compact(dataDirSetting(env), idempotencyMaxKeysSetting(env));
+  } catch (error) {
+    console.error(`compact: ${error instanceof Error ? error.message : error}`);
+    Deno.exit(1);
+  }
 }

@@ -3,49 +3,28 @@
  * flags from it (src/ops/permissions.ts) and runs the server under exactly those, passing signals
  * on and exiting with the server's exit code.
  */
-import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../config.ts";
-import { LAUNCHER_ENV_VAR, PermissionPathError, SETTINGS_ENV_VARS } from "../ops/permissions.ts";
+import { LAUNCHER_ENV_VAR, PermissionPathError } from "../ops/permissions.ts";
+import { exitWith, parseCommandLine } from "./command_line.ts";
+import { SERVER_USAGE } from "./usage.ts";
 import { runArgs } from "./server_command.ts";
 
 /** EX_CONFIG: the configuration is wrong. */
 const EXIT_CONFIG = 78;
-/** EX_USAGE-like code for an unknown option, as command-line tools do. */
-const EXIT_USAGE = 2;
 /** The signals an operator or supervisor sends to stop or reload; each goes to the server. */
 const FORWARDED: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
 
-const USAGE = `Usage: deno task start [--watch] [--cached-only]
-
-Starts customer-api under the least Deno permissions its configuration needs: read and write on
-DATA_DIR (and SOCKET), read on JWKS_FILE, network, and the environment variables below.
-
-Options:
-  --watch        restart the server when a source file changes (deno task dev)
-  --cached-only  load modules from the cache only (the container)
-  --help         print this help
-
-Environment: ${SETTINGS_ENV_VARS.join(", ")}`;
-
 function parseOptions(): { watch: boolean; cachedOnly: boolean } {
-  try {
-    const { values } = parseArgs({
-      args: Deno.args,
-      options: {
-        watch: { type: "boolean", default: false },
-        "cached-only": { type: "boolean", default: false },
-        help: { type: "boolean", default: false },
-      },
-    });
-    if (values.help) {
-      console.log(USAGE);
-      Deno.exit(0);
-    }
-    return { watch: values.watch, cachedOnly: values["cached-only"] };
-  } catch (error) {
-    console.error(`${(error as Error).message}\n\n${USAGE}`);
-    Deno.exit(EXIT_USAGE);
-  }
+  const command = parseCommandLine<{ watch?: boolean; "cached-only"?: boolean }>(
+    Deno.args,
+    SERVER_USAGE,
+    { watch: { type: "boolean" }, "cached-only": { type: "boolean" } },
+  );
+  if (command.kind === "exit") exitWith(command);
+  return {
+    watch: command.values.watch === true,
+    cachedOnly: command.values["cached-only"] === true,
+  };
 }
 
 function serverCommand(options: { watch: boolean; cachedOnly: boolean }): string[] {

@@ -1,19 +1,18 @@
-import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../config.ts";
 import { readDevSecret } from "../auth/dev_secret.ts";
 import { READ_SCOPE, WRITE_SCOPE } from "../auth/scopes.ts";
 import { mintToken, parseTtl } from "../auth/token_mint.ts";
+import { exitWith, parseCommandLine } from "./command_line.ts";
+import { TOKEN_USAGE } from "./usage.ts";
+
+type TokenOptions = {
+  scope: string;
+  sub: string;
+  ttl: string;
+};
 
 /** `deno task token`: prints a token signed with JWT_SECRET or the development secret. */
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      scope: { type: "string", default: `${READ_SCOPE} ${WRITE_SCOPE}` },
-      sub: { type: "string", default: "cli" },
-      ttl: { type: "string", default: "1h" },
-    },
-  });
+async function main(values: TokenOptions): Promise<void> {
   const env = (name: string) => Deno.env.get(name);
   if (env("JWKS_FILE") || env("JWKS_URL")) {
     throw new ConfigError(
@@ -40,9 +39,17 @@ async function main(): Promise<void> {
   );
 }
 
-try {
-  await main();
-} catch (error) {
-  console.error(`token: ${error instanceof Error ? error.message : error}`);
-  Deno.exit(1);
+if (import.meta.main) {
+  const command = parseCommandLine<TokenOptions>(Deno.args, TOKEN_USAGE, {
+    scope: { type: "string", default: `${READ_SCOPE} ${WRITE_SCOPE}` },
+    sub: { type: "string", default: "cli" },
+    ttl: { type: "string", default: "1h" },
+  });
+  if (command.kind === "exit") exitWith(command);
+  try {
+    await main(command.values);
+  } catch (error) {
+    console.error(`token: ${error instanceof Error ? error.message : error}`);
+    Deno.exit(1);
+  }
 }

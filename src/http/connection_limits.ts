@@ -25,6 +25,8 @@ export interface RetryPauses {
 
 /** One listening server that survives failed accepts; `shutdown` stops every listener it had. */
 export interface RecoveringServer {
+  /** The address first bound (a TCP port stays the same across listens). */
+  readonly addr: Deno.Addr;
   /** Stops listening and waits for the open connections to finish, as Deno's shutdown does. */
   shutdown(): Promise<void>;
 }
@@ -115,6 +117,7 @@ export function serveRecovering(
 
   listen(true);
   return {
+    addr: servers[0].addr,
     async shutdown() {
       stopping = true;
       clearTimeout(episode?.quiet);

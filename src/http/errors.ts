@@ -97,6 +97,14 @@ export class KeySetUnavailableError extends Error {
   }
 }
 
+/** The server is replaying its event log and answers nothing but `/healthz` yet. */
+export class ServiceStartingError extends Error {
+  constructor() {
+    super("The service is starting (replaying its event log); retry shortly");
+    this.name = "ServiceStartingError";
+  }
+}
+
 /** The caller used up its rate limit. */
 export class RateLimitedError extends Error {
   readonly retryAfter: number;

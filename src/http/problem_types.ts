@@ -25,6 +25,7 @@ import {
   OriginNotAllowedError,
   RateLimitedError,
   RouteNotFoundError,
+  ServiceStartingError,
   UnsupportedMediaTypeError,
 } from "./errors.ts";
 
@@ -131,6 +132,11 @@ const ROWS = {
     503,
     "Token keys unavailable",
     on(KeySetUnavailableError, { headers: { "Retry-After": () => "30" } }),
+  ),
+  "starting": row(
+    503,
+    "Service starting",
+    on(ServiceStartingError, { headers: { "Retry-After": () => "1" } }),
   ),
   "storage-unavailable": row(
     503,

@@ -1,5 +1,5 @@
 import { json, operation, withHead } from "./openapi_operation.ts";
-import type { ResponseObject } from "./openapi_responses.ts";
+import { problemResponses, type ResponseObject } from "./openapi_responses.ts";
 
 const readiness = (
   id: string,
@@ -16,9 +16,12 @@ export const PUBLIC_PATHS: Record<string, Record<string, unknown>> = {
   "/readyz": readiness(
     "getReadiness",
     "Readiness probe",
-    "200 once the event log is replayed. The port only opens after replay, so a client " +
-      "that can connect sees 200.",
-    { "200": { description: "Ready.", content: json("Health") } },
+    "503 while the event log replays after a start (every other route but /healthz " +
+      "answers 503 `starting` then too), 200 once it is replayed.",
+    {
+      "200": { description: "Ready.", content: json("Health") },
+      ...problemResponses(["starting"]),
+    },
   ),
   "/metrics": readiness(
     "getMetrics",

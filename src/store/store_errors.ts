@@ -24,12 +24,15 @@ export class StoreUnavailableError extends StoreError {
 
 /** Another process holds the data directory's lock. */
 export class StoreLockedError extends StoreError {
+  /** The PID written by the process that holds the lock. */
+  readonly holder: string;
   constructor(path: string, holder: string) {
     super(
       `The data directory is in use: "${path}" is locked by process ${holder}. ` +
         "Stop that process or choose another DATA_DIR.",
     );
     this.name = "StoreLockedError";
+    this.holder = holder;
   }
 }
 

@@ -8,14 +8,26 @@ const dockerfile = parseDockerfile(await Deno.readTextFile(new URL("Dockerfile",
 const healthcheck = only(dockerfile, "HEALTHCHECK", "app").args;
 const command = execForm(healthcheck);
 
-/** Runs the HEALTHCHECK command exactly as the Dockerfile spells it, with PORT set. */
-async function runHealthcheck(port: number): Promise<{ code: number; stderr: string }> {
-  assert.equal(command[0], "deno");
+/** Runs the HEALTHCHECK command exactly as the Dockerfile spells it, with PORT (or SOCKET) set. */
+async function runHealthcheck(
+  port: number,
+  socket?: string,
+): Promise<{ code: number; stderr: string }> {
+  assert.equal(command[0], "sh");
   const env = Deno.env.toObject();
-  const output = await new Deno.Command(Deno.execPath(), {
+  delete env.SOCKET;
+  // The image has deno on PATH; here it is the deno running the tests.
+  const path = `${Deno.execPath().replace(/\/[^/]*$/, "")}:${env.PATH ?? "/usr/bin:/bin"}`;
+  const output = await new Deno.Command(command[0], {
     args: command.slice(1),
     cwd: ROOT,
-    env: { ...env, PORT: String(port), NO_COLOR: "1" },
+    env: {
+      ...env,
+      PATH: path,
+      PORT: String(port),
+      ...(socket === undefined ? {} : { SOCKET: socket }),
+      NO_COLOR: "1",
+    },
     clearEnv: true,
     stdin: "null",
     stdout: "piped",
@@ -24,15 +36,13 @@ async function runHealthcheck(port: number): Promise<{ code: number; stderr: str
   return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
 }
 
-Deno.test("the HEALTHCHECK may only reach loopback and read PORT", () => {
+Deno.test("the HEALTHCHECK may only reach loopback (or SOCKET) and read PORT and SOCKET", () => {
   assert.deepEqual(command, [
-    "deno",
-    "run",
-    "--cached-only",
-    "--no-prompt",
-    "--allow-net=127.0.0.1",
-    "--allow-env=PORT",
-    "docker/healthcheck.ts",
+    "sh",
+    "-c",
+    "set -f; IFS=; exec deno run --cached-only --no-prompt --allow-env=PORT,SOCKET " +
+    "--allow-net=127.0.0.1${SOCKET:+,unix:$SOCKET} " +
+    "${SOCKET:+--allow-read=$SOCKET} ${SOCKET:+--allow-write=$SOCKET} docker/healthcheck.ts",
   ]);
   assert.match(healthcheck, /--timeout=\d+s/);
   assert.match(healthcheck, /--start-period=\d+s/);
@@ -42,6 +52,25 @@ Deno.test("the HEALTHCHECK passes against a running server", async () => {
   await using server = await startServer();
   const result = await runHealthcheck(Number(new URL(server.url).port));
   assert.equal(result.code, 0, result.stderr);
+});
+
+Deno.test("in socket mode the HEALTHCHECK probes /healthz over SOCKET, even one with a space in its path", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "customer-api healthcheck " });
+  try {
+    const socket = `${dir}/api.sock`;
+    const server = await startServer({ env: { SOCKET: socket } });
+    try {
+      const result = await runHealthcheck(1, socket);
+      assert.equal(result.code, 0, result.stderr);
+    } finally {
+      await server.dispose();
+    }
+    const gone = await runHealthcheck(1, socket);
+    assert.equal(gone.code, 1);
+    assert.match(gone.stderr, /unhealthy: GET \/healthz on socket/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("the HEALTHCHECK fails on a non-2xx answer and when nothing listens", async () => {

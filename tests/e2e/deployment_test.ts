@@ -46,6 +46,8 @@ Deno.test("deno task start keeps its data and reads its keys in a directory outs
 Deno.test("a relative DATA_DIR is the directory under the one deno task runs in (the checkout)", async () => {
   const relative = `.e2e-relative-${crypto.randomUUID()}/data`;
   const absolute = `${REPO_ROOT}${relative}`;
+  // The server creates DATA_DIR's last component only, as `mkdir` would: its parent is ours.
+  await Deno.mkdir(`${REPO_ROOT}${relative.split("/")[0]}`);
   try {
     const settings = { DATA_DIR: relative };
     const first = await startServer({ dataDir: relative, env: settings });

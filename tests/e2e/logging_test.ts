@@ -220,19 +220,27 @@ Deno.test("a full run logs one JSON object per line, every request with its id, 
     );
   }
 
-  const lifecycle = ["replay done", "listening", "shutting down", "compaction done", "stopped"];
+  const lifecycle = [
+    "listening",
+    "replay done",
+    "ready",
+    "shutting down",
+    "compaction done",
+    "stopped",
+  ];
   const positions = lifecycle.map((msg) => {
     const found = entries.flatMap((entry, index) => entry.msg === msg ? [index] : []);
     assert.equal(found.length, 1, `one "${msg}" line in:\n${stopped.stdout}`);
     return found[0];
   });
   assert.deepEqual(positions, [...positions].sort((a, b) => a - b), "lifecycle lines in order");
-  const replayDone = entries[positions[0]];
+  const replayDone = entries[positions[1]];
   assert.equal(replayDone.events, 0);
   assert.equal(replayDone.customers, 0);
   assert.equal(typeof replayDone.ms, "number");
-  assert.equal(entries[positions[1]].url, server.url);
-  assert.equal(entries[positions[2]].signal, "SIGTERM");
+  assert.equal(entries[positions[0]].url, server.url);
+  assert.equal(entries[positions[2]].url, server.url);
+  assert.equal(entries[positions[3]].signal, "SIGTERM");
 
   const everything = (stopped.stdout + stopped.stderr).toLowerCase();
   const secrets = [
@@ -278,7 +286,7 @@ function freePort(): number {
   return port;
 }
 
-Deno.test("LOG_LEVEL=warn keeps warnings and the listening line, and drops request and other info lines", async () => {
+Deno.test("LOG_LEVEL=warn keeps warnings and the listening and ready lines, and drops request and other info lines", async () => {
   const dataDir = await Deno.makeTempDir({ prefix: "customer-api-e2e-" });
   // Development mode with a known secret: its startup warning is a line that must survive.
   const devSecret = "logging-e2e-dev-secret-0123456789-abcdefghij";
@@ -291,13 +299,13 @@ Deno.test("LOG_LEVEL=warn keeps warnings and the listening line, and drops reque
     const base = `http://127.0.0.1:${port}`;
     let up = false;
     for (let i = 0; i < 400 && !up; i++) {
-      up = await fetch(`${base}/healthz`).then(async (res) => {
+      up = await fetch(`${base}/readyz`).then(async (res) => {
         await res.body?.cancel();
         return res.ok;
       }, () => false);
       if (!up) await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    assert.ok(up, "the server answered /healthz within 20 s");
+    assert.ok(up, "the server answered /readyz within 20 s");
     const api = new ApiClient(base, await makeToken({ secret: devSecret, sub: "warn-level" }));
     await api.create({ name: "Warn Level", email: "warn.level@logtest-pii.example" });
     assert.equal((await api.get("/api/customers")).status, 200);
@@ -314,6 +322,7 @@ Deno.test("LOG_LEVEL=warn keeps warnings and the listening line, and drops reque
     [
       ["warn", "development mode: no JWT_SECRET, JWKS_FILE or JWKS_URL is set"],
       ["info", "listening"],
+      ["info", "ready"],
     ],
   );
 });

@@ -20,6 +20,7 @@ import {
   OriginNotAllowedError,
   RateLimitedError,
   RouteNotFoundError,
+  ServiceStartingError,
   UnsupportedMediaTypeError,
 } from "../../src/http/errors.ts";
 import { problemResponse } from "../../src/http/problem.ts";
@@ -45,6 +46,7 @@ const SAMPLES: Error[] = [
   new InsufficientScopeError("customers:write"),
   new OriginNotAllowedError("https://evil.example"),
   new RouteNotFoundError("/x"),
+  new ServiceStartingError(),
   new CustomerNotFoundError("x"),
   new MethodNotAllowedError("PUT", ["GET"]),
   new EmailTakenError("ada@example.com"),

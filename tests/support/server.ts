@@ -7,7 +7,6 @@ import { TEST_SECRET } from "./tokens.ts";
 
 const READY_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 15_000;
-const POLL_MS = 20;
 
 /** Where and how to start a server. */
 export interface StartOptions {
@@ -17,6 +16,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Start under this open-file limit (`ulimit -n` in a bash that then runs the server). */
   openFileLimit?: number;
+  /** The log line to wait for: "ready" (default: the log is replayed) or "listening" (bound). */
+  until?: "ready" | "listening";
 }
 
 /** How a stopped server ended, with everything it printed. */
@@ -79,25 +80,6 @@ async function settlesWithin(status: Promise<unknown>, ms: number): Promise<bool
   return settled;
 }
 
-/** Polls GET /readyz until it answers 200 (the server may listen while it still replays). */
-async function untilReady(
-  url: string,
-  deadline: number,
-  exited: Promise<unknown>,
-): Promise<boolean> {
-  let gone = false;
-  exited.then(() => gone = true);
-  while (!gone && performance.now() < deadline) {
-    const ok = await fetch(`${url}/readyz`).then(async (res) => {
-      await res.body?.cancel();
-      return res.status === 200;
-    }, () => false);
-    if (ok) return true;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-  return false;
-}
-
 /** Runs `deno task start` and resolves once the server has logged "listening" and is ready. */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const ownsDataDir = options.dataDir === undefined;
@@ -110,11 +92,14 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const err: Sink = { text: "" };
   let announce: (listening: { url: string; pid: number }) => void = () => {};
   const listening = new Promise<{ url: string; pid: number }>((resolve) => announce = resolve);
+  let replayed: () => void = () => {};
+  const readyLine = new Promise<void>((resolve) => replayed = resolve);
   // Both pipes are drained for the whole life of the child so it never blocks on a full pipe.
   const drained = Promise.all([
     drain(child.stdout, out, (line) => {
-      const found = listeningLine(line);
-      if (found) announce(found);
+      const entry = logEntry(line);
+      if (entry?.msg === "listening") announce({ url: entry.url, pid: entry.pid });
+      if (entry?.msg === "ready") replayed();
     }),
     drain(child.stderr, err),
   ]);
@@ -129,10 +114,20 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     timedOut,
   ]);
   clearTimeout(timer);
-  const ready = first.kind === "ready" &&
-    await untilReady(first.url, started + READY_TIMEOUT_MS, child.status);
+  // The listener opens before the log replays; "ready" follows once it is replayed.
+  const ready = first.kind === "ready" && (options.until === "listening" ||
+    await Promise.race([
+      readyLine.then(() => true),
+      child.status.then(() => false),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), started + READY_TIMEOUT_MS - performance.now());
+      }),
+    ]));
+  clearTimeout(timer);
 
   if (!ready) {
+    // Whether it ended by itself, asked before it is made to.
+    const ended = await settlesWithin(child.status, 0);
     if (first.kind === "ready") signal(() => Deno.kill(first.pid, "SIGKILL"));
     if (first.kind !== "exited") await terminate(child);
     const status = await child.status;
@@ -141,7 +136,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     const why = first.kind === "timeout"
       ? `did not print a "listening" line within ${READY_TIMEOUT_MS / 1000} s`
       : first.kind === "ready"
-      ? `did not answer 200 on /readyz within ${READY_TIMEOUT_MS / 1000} s`
+      ? ended
+        ? `exited with code ${status.code} after "listening", before "ready"`
+        : `did not print a "ready" line within ${READY_TIMEOUT_MS / 1000} s`
       : `exited with code ${status.code} before printing a "listening" line`;
     throw new Error(`Server ${why}.\n--- stderr ---\n${err.text}\n--- stdout ---\n${out.text}`);
   }
@@ -215,12 +212,11 @@ async function drain(
   if (onLine && pending) onLine(pending);
 }
 
-function listeningLine(line: string): { url: string; pid: number } | undefined {
+/** A JSON log line of the server, or undefined for any other output. */
+function logEntry(line: string): { msg?: string; url: string; pid: number } | undefined {
   try {
     const entry = JSON.parse(line);
-    if (entry?.msg === "listening" && typeof entry.url === "string") {
-      return { url: entry.url, pid: entry.pid };
-    }
+    if (typeof entry?.msg === "string" && typeof entry.url === "string") return entry;
   } catch {
     // Not every stdout line has to be ours to understand.
   }

@@ -1,0 +1,51 @@
+import { resolve } from "node:path";
+import type { Config } from "../config.ts";
+import { DEV_SECRET_FILE } from "../store/jsonl/data_dir_layout.ts";
+
+const WINDOW_UNIT: Record<number, string> = { 1: "s", 60: "m", 3600: "h" };
+
+/**
+ * Every setting as the server runs with it, for the one startup log line: paths absolute, a
+ * secret only as "set (N bytes)", and `key_source` saying where token keys come from.
+ */
+export function effectiveConfig(config: Config): Record<string, unknown> {
+  const source = config.keySource;
+  const dataDir = resolve(config.dataDir);
+  return {
+    listen: config.socket === undefined
+      ? `${config.host}:${config.port}`
+      : `unix:${resolve(config.socket)}`,
+    host: config.host,
+    port: config.port,
+    socket: config.socket === undefined ? null : resolve(config.socket),
+    socket_mode: config.socketMode.toString(8).padStart(4, "0"),
+    public_url: config.publicUrl ?? null,
+    data_dir: dataDir,
+    key_source: {
+      secret: "JWT_SECRET",
+      "jwks-file": "JWKS_FILE",
+      "jwks-url": "JWKS_URL",
+      dev: `development mode (generated secret in ${dataDir}/${DEV_SECRET_FILE})`,
+    }[source.kind],
+    jwt_secret: source.kind === "secret" ? `set (${source.secret.length} bytes)` : "not set",
+    jwks_file: source.kind === "jwks-file" ? resolve(source.path) : null,
+    jwks_url: source.kind === "jwks-url" ? source.url.href : null,
+    jwks_cooldown_seconds: source.kind === "jwks-url" ? source.cooldownMs / 1000 : null,
+    jwt_issuer: config.jwtIssuer ?? null,
+    jwt_audience: config.jwtAudience ?? null,
+    max_body_bytes: config.maxBodyBytes,
+    snapshot_every: config.snapshotEvery,
+    erase_within_seconds: config.eraseWithinSeconds,
+    segment_max_bytes: config.segmentMaxBytes,
+    log_level: config.logLevel,
+    rate_limit: config.rateLimit === undefined
+      ? "off"
+      : `${config.rateLimit.limit}/${WINDOW_UNIT[config.rateLimit.windowSeconds]}`,
+    rate_limit_burst: config.rateLimit?.burst ?? null,
+    cors_origins: config.corsOrigins,
+    header_timeout: `${config.headerTimeoutMs}ms`,
+    body_timeout: `${config.bodyTimeoutMs}ms`,
+    idle_timeout: `${config.idleTimeoutMs}ms`,
+    idempotency_max_keys: config.idempotencyMaxKeys,
+  };
+}

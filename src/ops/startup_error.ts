@@ -1,0 +1,36 @@
+/** Exit code when a setting is wrong (sysexits EX_CONFIG): fix the named variable. */
+export const EXIT_CONFIG = 78;
+/** Exit code when a file or the disk failed (sysexits EX_IOERR). */
+export const EXIT_IO = 74;
+/** Exit code when a command line is wrong (an unknown option). */
+export const EXIT_USAGE = 2;
+
+/**
+ * A reason the server cannot start. Its message names the setting and its value and says what to
+ * do; `exitCode` is the process's exit code. Printed as one line, never with a stack trace.
+ */
+export class StartupError extends Error {
+  /** The process exit code: EXIT_CONFIG or EXIT_IO. */
+  readonly exitCode: number;
+  constructor(message: string, exitCode: number, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "StartupError";
+    this.exitCode = exitCode;
+  }
+}
+
+/** A setting names something unusable (an address, a directory, a file); exit EXIT_CONFIG. */
+export class SettingError extends StartupError {
+  constructor(variable: string, value: string, problem: string, options?: ErrorOptions) {
+    super(`${variable} "${value}" ${problem}`, EXIT_CONFIG, options);
+    this.name = "SettingError";
+  }
+}
+
+/** Reading or writing a file under a setting failed; exit EXIT_IO. */
+export class StartupIoError extends StartupError {
+  constructor(variable: string, value: string, problem: string, options?: ErrorOptions) {
+    super(`${variable} "${value}" ${problem}`, EXIT_IO, options);
+    this.name = "StartupIoError";
+  }
+}

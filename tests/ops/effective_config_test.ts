@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { resolve } from "node:path";
+import { loadConfig } from "../../src/config.ts";
+import { effectiveConfig } from "../../src/ops/effective_config.ts";
+
+const summary = (vars: Record<string, string>) => effectiveConfig(loadConfig((name) => vars[name]));
+
+Deno.test("development mode names the dev-secret file by its absolute path", () => {
+  const shown = summary({ DATA_DIR: "rel/data" });
+  assert.equal(shown.data_dir, resolve("rel/data"));
+  assert.equal(
+    shown.key_source,
+    `development mode (generated secret in ${resolve("rel/data")}/dev-secret)`,
+  );
+  assert.equal(shown.jwt_secret, "not set");
+});
+
+Deno.test("a JWKS_FILE is shown absolute, a JWKS_URL with its cooldown, a SOCKET as unix:<absolute path>", () => {
+  const file = summary({
+    JWKS_FILE: "config/jwks.json",
+    SOCKET: "run/api.sock",
+    SOCKET_MODE: "600",
+  });
+  assert.equal(file.key_source, "JWKS_FILE");
+  assert.equal(file.jwks_file, resolve("config/jwks.json"));
+  assert.equal(file.listen, `unix:${resolve("run/api.sock")}`);
+  assert.equal(file.socket_mode, "0600");
+  const url = summary({ JWKS_URL: "https://idp.example/jwks", JWKS_COOLDOWN_SECONDS: "45" });
+  assert.equal(url.key_source, "JWKS_URL");
+  assert.equal(url.jwks_url, "https://idp.example/jwks");
+  assert.equal(url.jwks_cooldown_seconds, 45);
+});
+
+Deno.test("a JWT_SECRET is shown only as its length", () => {
+  const secret = "s3cr3t-s3cr3t-s3cr3t-s3cr3t-s3cr3t-42";
+  const shown = summary({ JWT_SECRET: secret, RATE_LIMIT: "6000/m", RATE_LIMIT_BURST: "10" });
+  assert.equal(shown.jwt_secret, `set (${secret.length} bytes)`);
+  assert.ok(!JSON.stringify(shown).includes(secret));
+  assert.equal(shown.rate_limit, "6000/m");
+  assert.equal(shown.rate_limit_burst, 10);
+});
