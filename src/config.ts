@@ -38,6 +38,20 @@ export interface Config {
   idleTimeoutMs: number;
   /** At most this many idempotency keys are remembered; the oldest is forgotten first. */
   idempotencyMaxKeys: number;
+  /** Events stay readable in the change feed for this many ms (EVENT_RETENTION). */
+  eventRetentionMs: number;
+  /** At most this many Server-Sent Events streams at once; more answer 503 (MAX_STREAMS). */
+  maxStreams: number;
+  /** A webhook delivery succeeds only with a 2xx within this many ms (WEBHOOK_TIMEOUT). */
+  webhookTimeoutMs: number;
+  /** The pauses before each retry of a failed webhook delivery, in ms (WEBHOOK_RETRY_SCHEDULE). */
+  webhookRetryScheduleMs: number[];
+  /** Allows webhook URLs on private addresses and plain http (WEBHOOK_ALLOW_PRIVATE=1). */
+  webhookAllowPrivate: boolean;
+  /** At most this many webhook endpoints (MAX_WEBHOOKS). */
+  maxWebhooks: number;
+  /** A PostgreSQL connection URL: the PostgreSQL store instead of the JSONL log (DATABASE_URL). */
+  databaseUrl?: string;
 }
 
 /** One of the three key sources of contract §1, or none (development mode). */
@@ -85,8 +99,19 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
     bodyTimeoutMs: duration(env, "BODY_TIMEOUT", 30_000),
     idleTimeoutMs: duration(env, "IDLE_TIMEOUT", 60_000),
     idempotencyMaxKeys: idempotencyMaxKeysSetting(env),
+    eventRetentionMs: duration(env, "EVENT_RETENTION", 30 * DAY_MS, 3650 * DAY_MS),
+    maxStreams: integer(env, "MAX_STREAMS", 1000, 1, 1_000_000),
+    webhookTimeoutMs: duration(env, "WEBHOOK_TIMEOUT", 10_000),
+    webhookRetryScheduleMs: durations(env, "WEBHOOK_RETRY_SCHEDULE", DEFAULT_RETRY_SCHEDULE_MS),
+    webhookAllowPrivate: flag(env, "WEBHOOK_ALLOW_PRIVATE"),
+    maxWebhooks: integer(env, "MAX_WEBHOOKS", 100, 1, 100_000),
+    databaseUrl: databaseUrl(env("DATABASE_URL")),
   };
 }
+
+const DAY_MS = 86_400_000;
+/** Contract §10: after a failure, retry after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. */
+const DEFAULT_RETRY_SCHEDULE_MS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000].map((s) => s * 1000);
 
 /** DATA_DIR, for the tasks that need nothing else (`verify`). */
 export function dataDirSetting(env: (name: string) => string | undefined): string {
@@ -227,7 +252,13 @@ function integer(
   return Number(value);
 }
 
-const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_UNITS_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: DAY_MS,
+};
 const MAX_DURATION_MS = 24 * 3_600_000;
 
 /** A duration such as `500ms`, `10s`, `2m` or `1h`, in milliseconds, from 1 ms to 24 h. */
@@ -235,15 +266,67 @@ function duration(
   env: (name: string) => string | undefined,
   name: string,
   fallback: number,
+  maxMs = MAX_DURATION_MS,
 ): number {
   const value = env(name);
   if (!nonEmpty(value)) return fallback;
-  const match = /^([0-9]+)(ms|s|m|h)$/.exec(value);
-  const ms = match === null ? NaN : Number(match[1]) * DURATION_UNITS_MS[match[2]];
-  if (!(ms >= 1 && ms <= MAX_DURATION_MS)) {
-    throw new ConfigError(
-      `${name} "${value}" must be a duration from 1ms to 24h such as 500ms, 10s, 2m or 1h`,
-    );
+  const ms = durationMs(value, maxMs);
+  if (ms === undefined) {
+    const range = maxMs > DAY_MS
+      ? `1ms to ${maxMs / DAY_MS}d such as 10s, 2h or 30d`
+      : "1ms to 24h such as 500ms, 10s, 2m or 1h";
+    throw new ConfigError(`${name} "${value}" must be a duration from ${range}`);
   }
   return ms;
+}
+
+/** A duration such as `500ms`, `10s`, `2m`, `1h` or `30d` within 1 ms and `maxMs`. */
+function durationMs(value: string, maxMs: number): number | undefined {
+  const match = /^([0-9]+)(ms|s|m|h|d)$/.exec(value);
+  const ms = match === null ? NaN : Number(match[1]) * DURATION_UNITS_MS[match[2]];
+  return ms >= 1 && ms <= maxMs ? ms : undefined;
+}
+
+/** A comma-separated list of 1 to 20 durations (each 1ms to 24h), e.g. `1s,2s,4s`. */
+function durations(
+  env: (name: string) => string | undefined,
+  name: string,
+  fallback: number[],
+): number[] {
+  const value = env(name);
+  if (!nonEmpty(value)) return fallback;
+  const items = value.split(",").map((item) => durationMs(item.trim(), MAX_DURATION_MS));
+  if (items.length > 20 || items.some((ms) => ms === undefined)) {
+    throw new ConfigError(
+      `${name} "${value}" must be 1 to 20 comma-separated durations from 1ms to 24h, such as 1s,2s,4s`,
+    );
+  }
+  return items as number[];
+}
+
+/** A switch: `1` or `true` on; `0`, `false` or unset off. */
+function flag(env: (name: string) => string | undefined, name: string): boolean {
+  const value = env(name);
+  if (!nonEmpty(value) || value === "0" || value === "false") return false;
+  if (value === "1" || value === "true") return true;
+  throw new ConfigError(`${name} "${value}" must be 1 (on) or 0 (off)`);
+}
+
+function databaseUrl(value: string | undefined): string | undefined {
+  if (!nonEmpty(value)) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // Reported below.
+  }
+  if (url === undefined || !["postgres:", "postgresql:"].includes(url.protocol)) {
+    // The value may hold a password: only its scheme is quoted.
+    throw new ConfigError(
+      `DATABASE_URL must be a postgres:// or postgresql:// URL such as postgres://user@host:5432/db (got one starting "${
+        value.split(":")[0]
+      }:")`,
+    );
+  }
+  return value;
 }

@@ -38,6 +38,21 @@ Deno.test("with nothing set, the defaults of contract §1 apply in development m
     bodyTimeoutMs: 30_000,
     idleTimeoutMs: 60_000,
     idempotencyMaxKeys: 100_000,
+    eventRetentionMs: 30 * 86_400_000,
+    maxStreams: 1000,
+    webhookTimeoutMs: 10_000,
+    webhookRetryScheduleMs: [
+      5_000,
+      300_000,
+      1_800_000,
+      7_200_000,
+      18_000_000,
+      36_000_000,
+      36_000_000,
+    ],
+    webhookAllowPrivate: false,
+    maxWebhooks: 100,
+    databaseUrl: undefined,
   });
 });
 
@@ -301,4 +316,58 @@ Deno.test("a ConfigError is a StartupError with the configuration exit code 78",
   const error = new ConfigError("x");
   assert.ok(error instanceof StartupError);
   assert.equal(error.exitCode, 78);
+});
+
+Deno.test("the feed and webhook settings default to the contract's values", () => {
+  const config = load({});
+  assert.equal(config.eventRetentionMs, 30 * 86_400_000);
+  assert.equal(config.maxStreams, 1000);
+  assert.equal(config.webhookTimeoutMs, 10_000);
+  assert.deepEqual(
+    config.webhookRetryScheduleMs,
+    [5, 300, 1800, 7200, 18_000, 36_000, 36_000].map((s) => s * 1000),
+  );
+  assert.equal(config.webhookAllowPrivate, false);
+  assert.equal(config.maxWebhooks, 100);
+  assert.equal(config.databaseUrl, undefined);
+});
+
+Deno.test("EVENT_RETENTION takes days, WEBHOOK_RETRY_SCHEDULE a list, WEBHOOK_ALLOW_PRIVATE 1 or 0", () => {
+  const config = load({
+    EVENT_RETENTION: "7d",
+    WEBHOOK_RETRY_SCHEDULE: "1s, 2s,4s",
+    WEBHOOK_ALLOW_PRIVATE: "1",
+  });
+  assert.equal(config.eventRetentionMs, 7 * 86_400_000);
+  assert.deepEqual(config.webhookRetryScheduleMs, [1000, 2000, 4000]);
+  assert.equal(config.webhookAllowPrivate, true);
+  assert.equal(load({ WEBHOOK_ALLOW_PRIVATE: "0" }).webhookAllowPrivate, false);
+});
+
+Deno.test("bad feed and webhook settings are refused, quoting them", () => {
+  assertConfigError(
+    { EVENT_RETENTION: "4000d" },
+    'EVENT_RETENTION "4000d" must be a duration from 1ms to 3650d such as 10s, 2h or 30d',
+  );
+  assertConfigError(
+    { WEBHOOK_RETRY_SCHEDULE: "1s,,2s" },
+    'WEBHOOK_RETRY_SCHEDULE "1s,,2s" must be 1 to 20 comma-separated durations from 1ms to 24h, such as 1s,2s,4s',
+  );
+  assertConfigError(
+    { WEBHOOK_ALLOW_PRIVATE: "yes" },
+    'WEBHOOK_ALLOW_PRIVATE "yes" must be 1 (on) or 0 (off)',
+  );
+  assertConfigError({ MAX_STREAMS: "0" }, 'MAX_STREAMS "0" must be an integer from 1 to 1000000');
+});
+
+Deno.test("DATABASE_URL must be a postgres URL, and a refusal never quotes its password", () => {
+  const url = "postgres://app:s3cret@127.0.0.1:5432/customers";
+  assert.equal(load({ DATABASE_URL: url }).databaseUrl, url);
+  assert.equal(load({ DATABASE_URL: "postgresql://h/db" }).databaseUrl, "postgresql://h/db");
+  assert.throws(() => load({ DATABASE_URL: "mysql://app:s3cret@h/db" }), (error: Error) => {
+    assert.ok(error instanceof ConfigError);
+    assert.ok(!error.message.includes("s3cret"), error.message);
+    assert.match(error.message, /^DATABASE_URL must be a postgres:\/\//);
+    return true;
+  });
 });

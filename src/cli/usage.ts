@@ -39,6 +39,13 @@ Environment:
   HEADER_TIMEOUT         Request head deadline for the proxy in front (default 10s)
   IDLE_TIMEOUT           Idle keep-alive deadline for the proxy in front (default 60s)
   IDEMPOTENCY_MAX_KEYS   Most Idempotency-Key results remembered (default 100000)
+  EVENT_RETENTION        How long the change feed keeps events (default 30d)
+  MAX_STREAMS            Most Server-Sent Events streams at once (default 1000)
+  WEBHOOK_TIMEOUT        A webhook delivery must get a 2xx within this time (default 10s)
+  WEBHOOK_RETRY_SCHEDULE Pauses between delivery retries (default 5s,5m,30m,2h,5h,10h,10h)
+  WEBHOOK_ALLOW_PRIVATE  1 allows webhook URLs on private addresses and http (default 0)
+  MAX_WEBHOOKS           Most webhook endpoints (default 100)
+  DATABASE_URL           PostgreSQL URL: use PostgreSQL instead of DATA_DIR (many replicas)
   Set none of JWT_SECRET, JWKS_FILE and JWKS_URL for development mode (a generated secret).
 
 Exit codes: 0 stopped by a signal, 2 bad option, 74 I/O error, 78 bad setting.`;

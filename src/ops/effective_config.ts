@@ -47,5 +47,19 @@ export function effectiveConfig(config: Config): Record<string, unknown> {
     body_timeout: `${config.bodyTimeoutMs}ms`,
     idle_timeout: `${config.idleTimeoutMs}ms`,
     idempotency_max_keys: config.idempotencyMaxKeys,
+    event_retention: `${config.eventRetentionMs}ms`,
+    max_streams: config.maxStreams,
+    webhook_timeout: `${config.webhookTimeoutMs}ms`,
+    webhook_retry_schedule: config.webhookRetryScheduleMs.map((ms) => `${ms}ms`).join(","),
+    webhook_allow_private: config.webhookAllowPrivate,
+    max_webhooks: config.maxWebhooks,
+    database_url: config.databaseUrl === undefined ? null : withoutPassword(config.databaseUrl),
   };
+}
+
+/** A connection URL with its password, if any, replaced by `***`. */
+export function withoutPassword(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password !== "") parsed.password = "***";
+  return parsed.href;
 }

@@ -35,6 +35,13 @@ export const SETTINGS_ENV_VARS = [
   "BODY_TIMEOUT",
   "IDLE_TIMEOUT",
   "IDEMPOTENCY_MAX_KEYS",
+  "EVENT_RETENTION",
+  "MAX_STREAMS",
+  "WEBHOOK_TIMEOUT",
+  "WEBHOOK_RETRY_SCHEDULE",
+  "WEBHOOK_ALLOW_PRIVATE",
+  "MAX_WEBHOOKS",
+  "DATABASE_URL",
 ] as const;
 
 /** Every environment variable the server reads; `--allow-env` grants exactly these. */

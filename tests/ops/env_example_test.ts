@@ -23,6 +23,12 @@ const WITH_DEFAULTS = [
   "HEADER_TIMEOUT",
   "IDLE_TIMEOUT",
   "IDEMPOTENCY_MAX_KEYS",
+  "EVENT_RETENTION",
+  "MAX_STREAMS",
+  "WEBHOOK_TIMEOUT",
+  "WEBHOOK_RETRY_SCHEDULE",
+  "WEBHOOK_ALLOW_PRIVATE",
+  "MAX_WEBHOOKS",
 ];
 
 Deno.test(".env.example shows every variable the server reads, and no other", () => {
