@@ -59,3 +59,11 @@ Deno.test("every example value in .env.example is accepted by the configuration"
     assert.doesNotThrow(() => loadConfig((key) => env[key]), name);
   }
 });
+
+Deno.test("the README's configuration table has a row for every setting, and no other", async () => {
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const start = readme.indexOf("## Configuration");
+  const section = readme.slice(start, readme.indexOf("\n## ", start));
+  const rows = [...section.matchAll(/^\| `([A-Z_]+)` +\|/gm)].map((match) => match[1]);
+  assert.deepEqual([...rows].sort(), [...SETTINGS_ENV_VARS].sort());
+});
