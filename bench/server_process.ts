@@ -116,7 +116,12 @@ export function spawnServer(dataDir: string, denoFlags: string[] = []): ServerPr
     },
     stop: async (signal) => {
       try {
-        child.kill(signal);
+        // SIGKILL goes to the server itself: killed, `deno task` would leave the launcher and the
+        // server behind, holding DATA_DIR's lock. Other signals go through `deno task`, which
+        // passes them on.
+        if (signal === "SIGKILL") {
+          Deno.kill((await waitFor("listening")).fields.pid as number, "SIGKILL");
+        } else child.kill(signal);
       } catch {
         // Already exited; its status still says how.
       }
