@@ -98,7 +98,21 @@ export class Metrics {
       "# HELP customers_live Live customers in memory.",
       "# TYPE customers_live gauge",
       `customers_live ${this.#customers()}`,
+      ...processMemory(),
     ];
     return lines.join("\n") + "\n";
   }
+}
+
+/** The process's resident set and V8 heap in use, so a soak or an operator can watch them. */
+function processMemory(): string[] {
+  const { rss, heapUsed } = Deno.memoryUsage();
+  return [
+    "# HELP process_resident_memory_bytes Resident set size.",
+    "# TYPE process_resident_memory_bytes gauge",
+    `process_resident_memory_bytes ${rss}`,
+    "# HELP process_heap_used_bytes V8 heap in use (live objects plus garbage not yet collected).",
+    "# TYPE process_heap_used_bytes gauge",
+    `process_heap_used_bytes ${heapUsed}`,
+  ];
 }
