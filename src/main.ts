@@ -11,6 +11,7 @@ import { CorsPolicy } from "./http/cors.ts";
 import { acceptRecoveryLog } from "./http/connection_limits.ts";
 import { startupGate } from "./http/startup_gate.ts";
 import { Metrics } from "./ops/metrics.ts";
+import { logOpenFileLimit } from "./ops/open_file_limit.ts";
 import { watchParent } from "./ops/parent_watch.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
 import { bufferedSink, createLogger, requestLine } from "./ops/log.ts";
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
     sink.flush();
   });
   log.info("configuration", effectiveConfig(config));
+  logOpenFileLimit(log);
 
   await prepareDataDir(config.dataDir);
   const projection = new CustomerProjection();
