@@ -1,6 +1,7 @@
 /**
  * `deno task bench --soak [--soak-minutes=N]`: the service under a steady mixed load (creates
- * with Idempotency-Key, some replayed; reads; lists; patches) for N minutes (default 15), with
+ * with Idempotency-Key, some replayed; reads; lists; patches; deletes that keep the number of
+ * live customers fixed) for N minutes (default 15), with
  * IDEMPOTENCY_MAX_KEYS low so the key cap is reached early; prints RSS and the heap over time.
  * The heap floor of an interval (the lowest heapUsed sampled each second) stands for the live
  * heap: heapUsed right after a collection.
@@ -36,7 +37,8 @@ export async function runSoak(options: SoakOptions): Promise<void> {
     const client = new SoakClient(service.url, await mintToken(secret));
     console.log(
       `soak: ${options.minutes} min at ${rate} requests/s (40% GET one, 10% list, 35% POST with ` +
-        `Idempotency-Key of which 1 in 7 replays a recent key, 15% PATCH), ` +
+        `Idempotency-Key of which 1 in 7 replays a recent key, 15% PATCH; beyond ` +
+        `${LIVE_CUSTOMERS} customers each create also deletes the oldest), ` +
         `IDEMPOTENCY_MAX_KEYS=${maxKeys}`,
     );
     console.log("minute  requests  errors  keys sent  RSS MB  heap floor MB  heap max MB");
@@ -92,6 +94,9 @@ export async function runSoak(options: SoakOptions): Promise<void> {
 function mb(bytes: number): string {
   return Number.isFinite(bytes) ? (bytes / 1e6).toFixed(1) : "-";
 }
+
+/** Live customers kept: so the heap measures the key cap, not a growing customer count. */
+const LIVE_CUSTOMERS = 2_000;
 
 /** Sends the mixed requests and counts them. */
 class SoakClient {
@@ -160,7 +165,9 @@ class SoakClient {
       this.#recentKeys.push(sent);
       if (this.#recentKeys.length > 50) this.#recentKeys.shift();
       const id = response.headers.get("location")?.split("/").pop();
-      if (id !== undefined && this.#ids.length < 10_000) this.#ids.push(id);
+      if (id !== undefined) this.#ids.push(id);
+      // Live customers stay at LIVE_CUSTOMERS: each create beyond deletes the oldest.
+      if (this.#ids.length > LIVE_CUSTOMERS) await this.#delete(this.#ids.shift()!);
     }
     return response;
   }
@@ -174,6 +181,15 @@ class SoakClient {
     });
     this.keys++;
     return { key, body };
+  }
+
+  async #delete(id: string): Promise<void> {
+    const response = await fetch(`${this.url}/api/customers/${id}`, {
+      method: "DELETE",
+      headers: this.#headers,
+    });
+    await response.body?.cancel();
+    if (response.status !== 204) this.#fail(`${response.status} DELETE ${response.url}`);
   }
 
   #get(path: string): Promise<Response> {
