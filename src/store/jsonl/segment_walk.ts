@@ -1,6 +1,8 @@
 import { CorruptRecordError, decodeReplayed } from "./event_codec.ts";
 import type { ReplayedEvent } from "../event_store.ts";
 import { readLines } from "./line_reader.ts";
+import { decodeSegmentHeader, looksLikeHeader, type SegmentHeader } from "./segment_header.ts";
+import { io } from "../../lib/io_error.ts";
 import type { Segment } from "./segments.ts";
 
 /** One problem in the log: `fatal` ones make startup refuse; others it works around. */
@@ -17,6 +19,10 @@ export interface TornTail {
   path: string;
   offset: number;
   reason: string;
+  /** Bytes from offset to the end of the file. */
+  bytes: number;
+  /** Records (complete or not) in those bytes. */
+  records: number;
 }
 
 /** What a walk found. */
@@ -29,6 +35,9 @@ export interface WalkResult {
   activeLength: number;
   /** The last segment's torn tail, when it has one. */
   torn?: TornTail;
+  /** Whether the last segment starts with a header (format 2), and its length. */
+  hasHeader: boolean;
+  headerLength: number;
 }
 
 /** How to walk: what the snapshot covers, where events go, what to do with damage. */
@@ -54,7 +63,13 @@ export async function walkSegments(
   options: WalkOptions,
 ): Promise<WalkResult> {
   const { afterSeq } = options;
-  const result: WalkResult = { lastSeq: 0, delivered: 0, activeLength: 0 };
+  const result: WalkResult = {
+    lastSeq: 0,
+    delivered: 0,
+    activeLength: 0,
+    hasHeader: false,
+    headerLength: 0,
+  };
   let previous: Segment | undefined;
   for (const [index, segment] of segments.entries()) {
     const next = segments[index + 1];
@@ -91,13 +106,27 @@ export async function walkSegments(
     }
     if (isLast) {
       result.activeLength = read.torn?.offset ?? read.end;
+      result.hasHeader = read.headerLength > 0;
+      result.headerLength = read.headerLength;
       if (read.torn !== undefined) {
-        result.torn = { path: segment.path, offset: read.torn.offset, reason: read.torn.problem };
+        const bytes = read.size - read.torn.offset;
+        const records = read.tornRecords;
+        result.torn = {
+          path: segment.path,
+          offset: read.torn.offset,
+          reason: read.torn.problem,
+          bytes,
+          records,
+        };
+        const why = read.tornBatch === undefined
+          ? "a torn last record"
+          : `a torn last batch, within the ${read.tornBatch.unsyncedMaxBytes} bytes never synced`;
         for (const found of read.tornDamage) {
           report({
             ...found,
             fatal: false,
-            problem: `${found.problem} (a torn last record: startup cuts it off)`,
+            problem: `${found.problem} (${why}: startup cuts off ${bytes} bytes, ${records} ` +
+              `record(s))`,
           });
         }
       }
@@ -119,10 +148,18 @@ function notNeeded(onDamage: (damage: Damage) => void): (damage: Damage) => void
 /** What walkSegment read: where the lines end, and a torn tail if one was allowed and found. */
 export interface SegmentRead {
   end: number;
+  /** The file's size when it was read. */
+  size: number;
+  /** The length of its header line (0: a format-1 segment without one). */
+  headerLength: number;
   /** The first damaged record of the torn tail. */
   torn?: Damage;
   /** Every damaged record of the torn tail. */
   tornDamage: Damage[];
+  /** Records (complete or not) from the torn tail's start to the end, good ones included. */
+  tornRecords: number;
+  /** A torn batch: damage within the header's bound of the end, good records after it. */
+  tornBatch?: { unsyncedMaxBytes: number };
 }
 
 /** Where a segment sits and what its reader does between chunks. */
@@ -137,8 +174,11 @@ export interface SegmentContext {
 
 /**
  * Reads one segment's records in order, checking each checksum and seq (gap-free, or only rising
- * and below `next` in a compacted segment). Damaged records after the last good one are returned
- * as a torn tail when `tornIsOk` (the last segment); all other damage goes to onDamage as fatal.
+ * and below `next` in a compacted segment). When `tornIsOk` (the last segment), damaged records
+ * after the last good one are a torn tail, and so is damage starting within the header's
+ * `unsynced_max_bytes` of the end with good records after it (a torn batch: what a power cut
+ * during a group commit leaves; those records were never acknowledged and are not handed on).
+ * All other damage goes to onDamage as fatal.
  */
 export async function walkSegment(
   segment: Segment,
@@ -149,6 +189,9 @@ export async function walkSegment(
   let expected = segment.first;
   // Damaged records not yet followed by a good one: a torn tail if nothing good follows.
   let pending: Damage[] = [];
+  let batch: { damage: Damage; records: number; unsyncedMaxBytes: number } | undefined;
+  let header: SegmentHeader | undefined;
+  let headerLength = 0;
   const damage = (line: number, offset: number, problem: string): Damage => ({
     file: segment.path,
     line,
@@ -156,15 +199,31 @@ export async function walkSegment(
     problem,
     fatal: true,
   });
-  const file = await Deno.open(segment.path, { read: true });
+  const file = await io("reading", segment.path, () => Deno.open(segment.path, { read: true }));
   try {
-    const { end, rest, lines } = await readLines(file, (line, offset, lineNumber, text) => {
+    const size = (await io("reading", segment.path, () => file.stat())).size;
+    const reading = readLines(file, (line, offset, lineNumber, text) => {
+      if (batch !== undefined) return void batch.records++;
+      if (lineNumber === 1 && looksLikeHeader(line)) {
+        try {
+          header = decodeSegmentHeader(line);
+          headerLength = line.length + 1;
+        } catch (error) {
+          if (!(error instanceof CorruptRecordError)) throw error;
+          onDamage(damage(1, 0, error.message));
+        }
+        return;
+      }
       let event: ReplayedEvent;
       try {
         event = decodeReplayed(line, text);
       } catch (error) {
         if (!(error instanceof CorruptRecordError)) throw error;
-        pending.push(damage(lineNumber, offset, error.message));
+        const found = damage(lineNumber, offset, error.message);
+        const bound = header?.unsyncedMaxBytes ?? 0;
+        if (tornIsOk && pending.length === 0 && bound > 0 && size - offset <= bound) {
+          batch = { damage: found, records: 1, unsyncedMaxBytes: bound };
+        } else pending.push(found);
         return;
       }
       // After damaged records the seq resumes wherever the next good record is.
@@ -184,10 +243,34 @@ export async function walkSegment(
       expected = event.seq + 1;
       onEvent(event, line);
     }, afterChunk);
+    const { end, rest, lines } = await io("reading", segment.path, () => reading);
+    if (batch !== undefined) {
+      if (rest.length > 0) batch.records++;
+      const { unsyncedMaxBytes } = batch;
+      const tornBatch = { unsyncedMaxBytes };
+      return {
+        end,
+        size,
+        headerLength,
+        torn: batch.damage,
+        tornDamage: [batch.damage],
+        tornRecords: batch.records,
+        tornBatch,
+      };
+    }
     if (rest.length > 0) pending.push(damage(lines + 1, end, "Record has no newline"));
-    if (tornIsOk) return { end, torn: pending[0], tornDamage: pending };
+    if (tornIsOk) {
+      return {
+        end,
+        size,
+        headerLength,
+        torn: pending[0],
+        tornDamage: pending,
+        tornRecords: pending.length,
+      };
+    }
     for (const found of pending) onDamage(found);
-    return { end, tornDamage: [] };
+    return { end, size, headerLength, tornDamage: [], tornRecords: 0 };
   } finally {
     file.close();
   }

@@ -89,8 +89,12 @@ async function openReplayed(dir: string, options: JsonlStoreOptions = {}) {
 }
 
 /** Writes count events through the store and closes it; returns what the store acknowledged. */
-async function seedLog(dir: string, count: number): Promise<StoredEvent[]> {
-  const { store } = await openReplayed(dir);
+async function seedLog(
+  dir: string,
+  count: number,
+  options: JsonlStoreOptions = {},
+): Promise<StoredEvent[]> {
+  const { store } = await openReplayed(dir, options);
   const stored = await store.append(makeEvents(1, count));
   await store.close();
   return stored;
@@ -148,7 +152,8 @@ Deno.test("concurrent appends share syncs and none resolves before its sync has 
     let durableSeq = 0; // highest seq on disk when a sync that has since returned began
     const sync = async (file: Deno.FsFile) => {
       syncCalls++;
-      const onDisk = (await Deno.readTextFile(path)).trim().split("\n").filter(Boolean);
+      const onDisk = (await Deno.readTextFile(path)).trim().split("\n")
+        .filter((line) => line !== "" && !line.startsWith('{"log_format"'));
       const highestWritten = onDisk.length === 0 ? 0 : JSON.parse(onDisk.at(-1)!).seq;
       await new Promise<void>((release) => gates.push(release));
       await file.syncData();
@@ -272,10 +277,11 @@ for (const { kind, tail } of TORN_TAILS) {
   });
 }
 
-Deno.test("a damaged line followed by valid lines fails replay naming line and byte offset", async () => {
+Deno.test("a damaged line followed by valid lines, beyond the unsynced bound of the end, fails replay naming line and byte offset", async () => {
   await withTempDir(async (dir) => {
     const path = `${dir}/${LOG_FILE}`;
-    await seedLog(dir, 5);
+    // A 300-byte bound: line 3 on lies farther than that from the end (a torn batch could not).
+    await seedLog(dir, 5, { unsyncedMaxBytes: 300 });
     const bytes = await Deno.readFile(path);
     const offset = byteOffsetOfLine(bytes, 3);
     const damaged = bytes.slice();
@@ -293,15 +299,17 @@ Deno.test("a damaged line followed by valid lines fails replay naming line and b
   });
 });
 
-Deno.test("a sequence gap followed by valid lines fails replay as damage", async () => {
+Deno.test("a sequence gap followed by valid lines, beyond the unsynced bound of the end, fails replay as damage", async () => {
   await withTempDir(async (dir) => {
     const path = `${dir}/${LOG_FILE}`;
-    await seedLog(dir, 5);
+    // A 300-byte bound: line 3 on lies farther than that from the end (a torn batch could not).
+    await seedLog(dir, 5, { unsyncedMaxBytes: 300 });
     const bytes = await Deno.readFile(path);
-    const offset = byteOffsetOfLine(bytes, 3);
+    // Line 1 is the segment header: line 4 holds seq 3.
+    const offset = byteOffsetOfLine(bytes, 4);
     const withoutThird = new Uint8Array([
       ...bytes.subarray(0, offset),
-      ...bytes.subarray(byteOffsetOfLine(bytes, 4)),
+      ...bytes.subarray(byteOffsetOfLine(bytes, 5)),
     ]);
     await Deno.writeFile(path, withoutThird);
 
@@ -310,7 +318,7 @@ Deno.test("a sequence gap followed by valid lines fails replay as damage", async
       store.replay(() => {}),
       (error) =>
         error instanceof CorruptLogError &&
-        error.message.includes(`line 3 (byte offset ${offset})`) &&
+        error.message.includes(`line 4 (byte offset ${offset})`) &&
         error.message.includes("sequence 4 where 3 was expected"),
     );
     await store.close();
