@@ -12,7 +12,7 @@ import { replaySegments } from "./replay.ts";
 import { listSegments, type Segment } from "./segments.ts";
 import { LOCK_FILE, LOG_DIR, segmentName } from "./data_dir_layout.ts";
 import { takeLock } from "./lock_file.ts";
-import { encodeSegmentHeader, UNSYNCED_MAX_BYTES } from "./segment_header.ts";
+import { encodeCommitLine, encodeSegmentHeader, UNSYNCED_MAX_BYTES } from "./segment_header.ts";
 import { io } from "../../lib/io_error.ts";
 import { LogReader } from "./log_reader.ts";
 import { CommitWaiters } from "../commit_waiters.ts";
@@ -264,7 +264,8 @@ export class JsonlEventStore implements EventStore {
   }
 
   async #commit(batch: Write[]): Promise<void> {
-    const buffer = batch.length === 1 ? batch[0].bytes : concat(batch.map((w) => w.bytes));
+    const lastSeq = batch.at(-1)!.events.at(-1)!.seq;
+    const buffer = concat([...batch.map((w) => w.bytes), encodeCommitLine(lastSeq)]);
     const path = this.#activePath;
     // A larger single append is synced piece by piece: never more unsynced than the header says.
     const most = this.#unsyncedMaxBytes;

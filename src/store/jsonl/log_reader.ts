@@ -2,7 +2,7 @@ import { CorruptRecordError, decodeReplayed } from "./event_codec.ts";
 import type { ReplayedEvent } from "../event_store.ts";
 import { CorruptLogError, LogTruncatedError } from "../store_errors.ts";
 import { readLines } from "./line_reader.ts";
-import { looksLikeHeader } from "./segment_header.ts";
+import { isCommitLine, looksLikeHeader } from "./segment_header.ts";
 import { io } from "../../lib/io_error.ts";
 import { listSegments, type Segment } from "./segments.ts";
 
@@ -86,7 +86,7 @@ export class LogReader {
         readLines(
           file,
           (line, offset, lineNumber, text) => {
-            if (offset === 0 && looksLikeHeader(line)) return;
+            if ((offset === 0 && looksLikeHeader(line)) || isCommitLine(line)) return;
             let event: ReplayedEvent;
             try {
               event = decodeReplayed(line, text);

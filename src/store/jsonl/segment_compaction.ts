@@ -1,3 +1,4 @@
+import { io } from "../../lib/io_error.ts";
 import type { ReplayedEvent } from "../event_store.ts";
 import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
 import { concat } from "../../lib/bytes.ts";
@@ -34,7 +35,7 @@ export async function compactSegment(
     });
   });
   if (!segment.compacted) {
-    await Deno.remove(segment.path);
+    await io("removing", segment.path, () => Deno.remove(segment.path));
     await syncDirectory(dir);
   }
   return dropped;
@@ -59,7 +60,7 @@ function refuse(damage: Damage): never {
 
 /** Removes a segment that snapshots fully cover. */
 export async function removeSegment(dataDir: string, segment: Segment): Promise<void> {
-  await Deno.remove(segment.path);
+  await io("removing", segment.path, () => Deno.remove(segment.path));
   await syncDirectory(`${dataDir}/${LOG_DIR}`);
 }
 

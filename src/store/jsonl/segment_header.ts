@@ -1,14 +1,16 @@
 /**
- * The first line of a segment written since log format 2: `{"log_format":2,
- * "unsynced_max_bytes":N,"crc":"…"}`, where N bounds the bytes the writer ever has written but
- * not yet synced in this segment. A segment without it (format 1) has no such bound.
+ * The lines of log format 2 that are not events. A segment's first line is its header,
+ * `{"log_format":2,"unsynced_max_bytes":N,"crc":"…"}`: N bounds the bytes the writer ever has
+ * written but not yet synced in this segment. Each group commit ends with a commit line,
+ * `{"commit":SEQ,"crc":"…"}`, written and synced with its batch. A format-1 segment has neither.
  */
-import { CorruptRecordError, decodeLine, encodeLine } from "./checked_line.ts";
+import { CorruptRecordError, decodeLine, encodeLine, verifyLine } from "./checked_line.ts";
 
 /** The writer syncs at least every this many bytes, so a power cut tears at most this many. */
 export const UNSYNCED_MAX_BYTES = 256 * 1024;
 
 const PREFIX = new TextEncoder().encode('{"log_format":');
+const COMMIT_PREFIX = new TextEncoder().encode('{"commit":');
 
 /** What a segment's header says. */
 export interface SegmentHeader {
@@ -36,4 +38,21 @@ export function decodeSegmentHeader(line: Uint8Array): SegmentHeader {
     throw new CorruptRecordError(`Segment header has log format "${format}", not 2`);
   }
   return { format, unsyncedMaxBytes: bound as number };
+}
+
+/** The line that ends a group commit whose last event is `lastSeq`. */
+export function encodeCommitLine(lastSeq: number): Uint8Array {
+  return encodeLine({ commit: lastSeq });
+}
+
+/** True for an intact commit line (without newline); a damaged one is damage like any record. */
+export function isCommitLine(line: Uint8Array): boolean {
+  if (!COMMIT_PREFIX.every((byte, i) => line[i] === byte)) return false;
+  try {
+    verifyLine(line);
+    return true;
+  } catch (error) {
+    if (error instanceof CorruptRecordError) return false;
+    throw error;
+  }
 }

@@ -1,7 +1,12 @@
 import { CorruptRecordError, decodeReplayed } from "./event_codec.ts";
 import type { ReplayedEvent } from "../event_store.ts";
 import { readLines } from "./line_reader.ts";
-import { decodeSegmentHeader, looksLikeHeader, type SegmentHeader } from "./segment_header.ts";
+import {
+  decodeSegmentHeader,
+  isCommitLine,
+  looksLikeHeader,
+  type SegmentHeader,
+} from "./segment_header.ts";
 import { io } from "../../lib/io_error.ts";
 import type { Segment } from "./segments.ts";
 
@@ -189,7 +194,11 @@ export async function walkSegment(
   let expected = segment.first;
   // Damaged records not yet followed by a good one: a torn tail if nothing good follows.
   let pending: Damage[] = [];
-  let batch: { damage: Damage; records: number; unsyncedMaxBytes: number } | undefined;
+  // A possible torn batch: only the last batch may be torn, so at most its own commit line may
+  // follow the damage, and only as the file's last line.
+  let batch:
+    | { damage: Damage; records: number; commits: number; lastIsCommit: boolean; bound: number }
+    | undefined;
   let header: SegmentHeader | undefined;
   let headerLength = 0;
   const damage = (line: number, offset: number, problem: string): Damage => ({
@@ -203,7 +212,13 @@ export async function walkSegment(
   try {
     const size = (await io("reading", segment.path, () => file.stat())).size;
     const reading = readLines(file, (line, offset, lineNumber, text) => {
-      if (batch !== undefined) return void batch.records++;
+      if (batch !== undefined) {
+        batch.lastIsCommit = isCommitLine(line);
+        if (batch.lastIsCommit) batch.commits++;
+        else batch.records++;
+        return;
+      }
+      if (isCommitLine(line)) return;
       if (lineNumber === 1 && looksLikeHeader(line)) {
         try {
           header = decodeSegmentHeader(line);
@@ -222,7 +237,7 @@ export async function walkSegment(
         const found = damage(lineNumber, offset, error.message);
         const bound = header?.unsyncedMaxBytes ?? 0;
         if (tornIsOk && pending.length === 0 && bound > 0 && size - offset <= bound) {
-          batch = { damage: found, records: 1, unsyncedMaxBytes: bound };
+          batch = { damage: found, records: 1, commits: 0, lastIsCommit: false, bound };
         } else pending.push(found);
         return;
       }
@@ -244,10 +259,12 @@ export async function walkSegment(
       onEvent(event, line);
     }, afterChunk);
     const { end, rest, lines } = await io("reading", segment.path, () => reading);
-    if (batch !== undefined) {
+    const torn = batch !== undefined &&
+      (batch.commits === 0 || (batch.commits === 1 && batch.lastIsCommit && rest.length === 0));
+    if (batch !== undefined && !torn) onDamage(batch.damage);
+    if (batch !== undefined && torn) {
       if (rest.length > 0) batch.records++;
-      const { unsyncedMaxBytes } = batch;
-      const tornBatch = { unsyncedMaxBytes };
+      const tornBatch = { unsyncedMaxBytes: batch.bound };
       return {
         end,
         size,
