@@ -35,6 +35,7 @@ export class Metrics {
   #events = 0;
   #listenerRestarts = 0;
   #customers: () => number;
+  #included: (() => string[])[] = [];
 
   constructor(customersLive: () => number) {
     this.#customers = customersLive;
@@ -62,6 +63,11 @@ export class Metrics {
   /** Counts an episode in which accepting connections failed (out of file descriptors). */
   acceptStopped(): void {
     this.#listenerRestarts++;
+  }
+
+  /** Adds the lines another part renders (e.g. background maintenance) to every render. */
+  include(render: () => string[]): void {
+    this.#included.push(render);
   }
 
   /** Observes one fsync of the log. */
@@ -99,6 +105,7 @@ export class Metrics {
       "# TYPE customers_live gauge",
       `customers_live ${this.#customers()}`,
       ...processMemory(),
+      ...this.#included.flatMap((render) => render()),
     ];
     return lines.join("\n") + "\n";
   }

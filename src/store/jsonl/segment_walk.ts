@@ -141,7 +141,7 @@ export async function walkSegments(
 }
 
 /** Damage in a segment the snapshot covers does not stop startup, which does not read it. */
-function notNeeded(onDamage: (damage: Damage) => void): (damage: Damage) => void {
+export function notNeeded(onDamage: (damage: Damage) => void): (damage: Damage) => void {
   return (damage) =>
     onDamage({
       ...damage,
