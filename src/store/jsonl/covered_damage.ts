@@ -1,5 +1,6 @@
 import { listSegments } from "./segments.ts";
-import { type Damage, notNeeded, walkSegment } from "./segment_walk.ts";
+import { notNeeded } from "./segment_walk.ts";
+import { type Damage, walkSegment } from "./segment_read.ts";
 
 /**
  * Damage in the segments a snapshot at `snapshotSeq` wholly covers: startup does not read them,

@@ -4,7 +4,7 @@ import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
 import { concat } from "../../lib/bytes.ts";
 import { CorruptLogError } from "../store_errors.ts";
 import type { Segment } from "./segments.ts";
-import { type Damage, walkSegment } from "./segment_walk.ts";
+import { type Damage, walkSegment } from "./segment_read.ts";
 import { LOG_DIR, segmentName } from "./data_dir_layout.ts";
 
 /**
