@@ -37,3 +37,19 @@ Deno.test("an open-file limit of 8192 or more is raised and logged without a war
   assert(!lines.some((line) => line.level === "warn"), stdout);
   assert.deepEqual(lines.find((line) => line.msg === "open-file limit")?.limit, "10000");
 });
+
+Deno.test("without sh on PATH the launcher starts the server directly, which logs no limit", async () => {
+  // A PATH holding only deno: no shell to raise the limit with.
+  const bin = await Deno.makeTempDir({ prefix: "customer-api-no-sh-" });
+  await Deno.symlink(Deno.execPath(), `${bin}/deno`);
+  try {
+    const server = await startServer({ env: { PATH: bin } });
+    const { stdout } = await server.stop();
+    await server.dispose();
+    const lines = logLines(stdout);
+    assert.ok(lines.some((line) => line.msg === "ready"), stdout);
+    assert.ok(!lines.some((line) => String(line.msg).toLowerCase().includes("open-file")), stdout);
+  } finally {
+    await Deno.remove(bin, { recursive: true });
+  }
+});
