@@ -135,10 +135,12 @@ export class JsonlEventStore implements EventStore {
     this.#lastSeq = Math.max(result.lastSeq, afterSeq);
     this.#nextSeq = this.#lastSeq + 1;
     const last = segments.at(-1);
-    // A format-1 segment (no header, so no torn-batch bound) is closed: appends go to a new one.
-    if (last === undefined || last.compacted || result.lastSeq < afterSeq || !result.hasHeader) {
+    // Appends go on in the last segment only if its header states this writer's bound: a
+    // format-1 segment (no bound) or one with another bound is left closed.
+    const sameBound = result.unsyncedMaxBytes === this.#unsyncedMaxBytes;
+    if (last === undefined || last.compacted || result.lastSeq < afterSeq || !sameBound) {
       if (last !== undefined && !last.compacted && last.first === this.#nextSeq) {
-        // An empty format-1 segment: its name is the new segment's.
+        // A segment without events: its name is the new segment's.
         await io("removing", last.path, () => Deno.remove(last.path));
       }
       await this.#startSegment(this.#nextSeq);

@@ -13,9 +13,9 @@ export interface ReplayResult {
   delivered: number;
   /** The length of the last segment after any torn tail was cut off. */
   activeLength: number;
-  /** Whether the last segment has a header (format 2), and its length. */
-  hasHeader: boolean;
+  /** The last segment's header: its length and unsynced_max_bytes (both 0: format 1). */
   headerLength: number;
+  unsyncedMaxBytes: number;
 }
 
 /**
@@ -43,8 +43,8 @@ export async function replaySegments(
     lastSeq: result.lastSeq,
     delivered: result.delivered,
     activeLength: result.activeLength,
-    hasHeader: result.hasHeader,
     headerLength: result.headerLength,
+    unsyncedMaxBytes: result.unsyncedMaxBytes,
   };
 }
 

@@ -26,6 +26,8 @@ export interface SegmentRead {
   size: number;
   /** The length of its header line (0: a format-1 segment without one). */
   headerLength: number;
+  /** Its header's unsynced_max_bytes (0: no header). */
+  unsyncedMaxBytes: number;
   /** The first damaged record of the torn tail. */
   torn?: Damage;
   /** Every damaged record of the torn tail. */
@@ -138,6 +140,7 @@ export async function walkSegment(
         end,
         size,
         headerLength,
+        unsyncedMaxBytes: header?.unsyncedMaxBytes ?? 0,
         torn: batch.damage,
         tornDamage: [batch.damage],
         tornRecords: batch.records,
@@ -150,13 +153,15 @@ export async function walkSegment(
         end,
         size,
         headerLength,
+        unsyncedMaxBytes: header?.unsyncedMaxBytes ?? 0,
         torn: pending[0],
         tornDamage: pending,
         tornRecords: pending.length,
       };
     }
     for (const found of pending) onDamage(found);
-    return { end, size, headerLength, tornDamage: [], tornRecords: 0 };
+    const unsyncedMaxBytes = header?.unsyncedMaxBytes ?? 0;
+    return { end, size, headerLength, unsyncedMaxBytes, tornDamage: [], tornRecords: 0 };
   } finally {
     file.close();
   }

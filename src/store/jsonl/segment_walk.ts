@@ -23,9 +23,9 @@ export interface WalkResult {
   activeLength: number;
   /** The last segment's torn tail, when it has one. */
   torn?: TornTail;
-  /** Whether the last segment starts with a header (format 2), and its length. */
-  hasHeader: boolean;
+  /** The last segment's header: its length and unsynced_max_bytes (both 0: format 1). */
   headerLength: number;
+  unsyncedMaxBytes: number;
 }
 
 /** How to walk: what the snapshot covers, where events go, what to do with damage. */
@@ -55,8 +55,8 @@ export async function walkSegments(
     lastSeq: 0,
     delivered: 0,
     activeLength: 0,
-    hasHeader: false,
     headerLength: 0,
+    unsyncedMaxBytes: 0,
   };
   let previous: Segment | undefined;
   for (const [index, segment] of segments.entries()) {
@@ -94,8 +94,8 @@ export async function walkSegments(
     }
     if (isLast) {
       result.activeLength = read.torn?.offset ?? read.end;
-      result.hasHeader = read.headerLength > 0;
       result.headerLength = read.headerLength;
+      result.unsyncedMaxBytes = read.unsyncedMaxBytes;
       if (read.torn !== undefined) {
         const bytes = read.size - read.torn.offset;
         const records = read.tornRecords;

@@ -1,4 +1,5 @@
 import { LOG_DIR, segmentName } from "../../../src/store/jsonl/data_dir_layout.ts";
+import { listSegments } from "../../../src/store/jsonl/segments.ts";
 import assert from "node:assert/strict";
 import type { CustomerEvent } from "../../../src/domain/events.ts";
 import { encodeEvent } from "../../../src/store/jsonl/event_codec.ts";
@@ -351,5 +352,21 @@ Deno.test("append before replay is rejected and writes nothing", async () => {
     await assert.rejects(store.append([makeEvent(1)]), /Replay the log before appending/);
     await store.close();
     assert.deepEqual([...Deno.readDirSync(`${dir}/${LOG_DIR}`)], [], "no segment was written");
+  });
+});
+
+Deno.test("a writer with another unsynced bound never appends to a segment whose header states the old one", async () => {
+  await withTempDir(async (dir) => {
+    await seedLog(dir, 2, { unsyncedMaxBytes: 4096 });
+    const { store } = await openReplayed(dir, { unsyncedMaxBytes: 8192 });
+    await store.append([makeEvent(3)]);
+    await store.close();
+    const segments = (await listSegments(dir)).map((segment) => segment.first);
+    assert.deepEqual(segments, [1, 3], "the third event went into the old segment");
+    const header = (await Deno.readTextFile(`${dir}/${LOG_DIR}/${segmentName(3)}`)).split("\n")[0];
+    assert.match(header, /"unsynced_max_bytes":8192/);
+    const reopened = await openReplayed(dir, { unsyncedMaxBytes: 8192 });
+    assert.deepEqual(seqsOf(reopened.events), [1, 2, 3]);
+    await reopened.store.close();
   });
 });
