@@ -130,38 +130,35 @@ export async function walkSegment(
       onEvent(event, line);
     }, afterChunk);
     const { end, rest, lines } = await io("reading", segment.path, () => reading);
-    const torn = batch !== undefined &&
-      (batch.commits === 0 || (batch.commits === 1 && batch.lastIsCommit && rest.length === 0));
-    if (batch !== undefined && !torn) onDamage(batch.damage);
-    if (batch !== undefined && torn) {
+    const unsyncedMaxBytes = header?.unsyncedMaxBytes ?? 0;
+    const read = { end, size, headerLength, unsyncedMaxBytes };
+    if (batch !== undefined) {
+      const torn = batch.commits === 0 ||
+        (batch.commits === 1 && batch.lastIsCommit && rest.length === 0);
+      if (!torn) {
+        onDamage(batch.damage);
+        return { ...read, tornDamage: [], tornRecords: 0 };
+      }
       if (rest.length > 0) batch.records++;
-      const tornBatch = { unsyncedMaxBytes: batch.bound };
       return {
-        end,
-        size,
-        headerLength,
-        unsyncedMaxBytes: header?.unsyncedMaxBytes ?? 0,
+        ...read,
         torn: batch.damage,
         tornDamage: [batch.damage],
         tornRecords: batch.records,
-        tornBatch,
+        tornBatch: { unsyncedMaxBytes },
       };
     }
     if (rest.length > 0) pending.push(damage(lines + 1, end, "Record has no newline"));
-    if (tornIsOk) {
-      return {
-        end,
-        size,
-        headerLength,
-        unsyncedMaxBytes: header?.unsyncedMaxBytes ?? 0,
-        torn: pending[0],
-        tornDamage: pending,
-        tornRecords: pending.length,
-      };
+    // Format 1 has no bound: damage with nothing good after it is a torn tail. In format 2
+    // damage within the bound became a torn batch above; what is left began farther away.
+    const first = pending[0];
+    const inBound = header === undefined ||
+      (first !== undefined && size - first.offset <= unsyncedMaxBytes);
+    if (tornIsOk && inBound) {
+      return { ...read, torn: first, tornDamage: pending, tornRecords: pending.length };
     }
     for (const found of pending) onDamage(found);
-    const unsyncedMaxBytes = header?.unsyncedMaxBytes ?? 0;
-    return { end, size, headerLength, unsyncedMaxBytes, tornDamage: [], tornRecords: 0 };
+    return { ...read, tornDamage: [], tornRecords: 0 };
   } finally {
     file.close();
   }

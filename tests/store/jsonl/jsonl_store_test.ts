@@ -370,3 +370,21 @@ Deno.test("a writer with another unsynced bound never appends to a segment whose
     await reopened.store.close();
   });
 });
+
+Deno.test("in format 2, damage beginning farther from the end than the unsynced bound is refused even with nothing good after it", async () => {
+  await withTempDir(async (dir) => {
+    const path = `${dir}/${LOG_FILE}`;
+    await seedLog(dir, 5, { unsyncedMaxBytes: 300 });
+    const bytes = await Deno.readFile(path);
+    // Zeros from line 4 (seq 3) to the end: far more than 300 bytes, so no power cut.
+    const offset = byteOffsetOfLine(bytes, 4);
+    bytes.fill(0, offset);
+    await Deno.writeFile(path, bytes);
+    const store = await JsonlEventStore.open(dir, { unsyncedMaxBytes: 300 });
+    const error = await store.replay(() => {}).catch((error) => error);
+    assert.ok(error instanceof CorruptLogError, String(error));
+    assert.match(error.message, new RegExp(`line 4 \\(byte offset ${offset}\\)`));
+    await store.close();
+    assert.deepEqual(await Deno.readFile(path), bytes, "a refused log is left untouched");
+  });
+});
