@@ -45,6 +45,8 @@ RUN DATA_DIR="${DATA_DIR}" JWKS_FILE="${JWKS_FILE}" \
 
 # binary: the compiled server on distroless (no shell, no package manager), user nonroot (65532).
 # It has no HEALTHCHECK: there is no client to run one; probe /healthz and /readyz from outside.
+# It runs without the launcher, so nothing raises its open-file limit: set the soft limit itself
+# (`docker run --ulimit nofile=65536:65536`); it logs no limit, since it cannot read its own.
 FROM ${BINARY_BASE_IMAGE} AS binary
 ENV HOST=0.0.0.0 \
     PORT=8000 \
@@ -83,5 +85,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["sh", "-c", "set -f; IFS=; exec deno run --cached-only --no-prompt --allow-env=PORT,SOCKET --allow-net=127.0.0.1${SOCKET:+,unix:$SOCKET} ${SOCKET:+--allow-read=$SOCKET} ${SOCKET:+--allow-write=$SOCKET} docker/healthcheck.ts"]
 # The launcher derives the server's permission flags from the environment (DATA_DIR, JWKS_FILE,
 # SOCKET) and runs it under them, passing signals on (src/cli/start.ts, src/ops/permissions.ts).
+# It raises the server's soft open-file limit to the hard one; the server warns below 8192: raise
+# the hard limit with `docker run --ulimit nofile=65536:65536`.
 CMD ["deno", "run", "--cached-only", "--no-prompt", "--allow-env", "--allow-run", \
      "src/cli/start.ts", "--cached-only"]

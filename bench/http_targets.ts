@@ -56,6 +56,8 @@ export interface ServiceOptions {
   /** Flags for `deno run` before the permission flags, e.g. `--cpu-prof`. */
   denoFlags?: string[];
   name?: string;
+  /** More settings, e.g. IDEMPOTENCY_MAX_KEYS for the soak. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -78,6 +80,7 @@ export async function startService(
     DATA_DIR: dataDir,
     JWT_SECRET: options.secret,
     LOG_LEVEL: options.logLevel,
+    ...options.env,
   };
   // As a user starts it; --cpu-prof and the like need the launcher's `deno run` line itself.
   const [run, ...rest] = runArgs(loadConfig((name) => env[name as keyof typeof env]), REPO_ROOT);

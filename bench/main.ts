@@ -1,15 +1,17 @@
 /**
  * `deno task bench [--quick] [--only=http,scale,auth,startup] [--events=N] [--runs=N]
  * [--cpu-prof=DIR] [--http-rounds=N] [--http-seconds=S] [--http-cpu-prof=DIR] [--scale]
- * [--scale-sizes=10000,100000,1000000]`: runs the benchmarks, the HTTP one first; `--quick` is a
+ * [--scale-sizes=10000,100000,1000000] [--soak [--soak-minutes=N]]`: runs the benchmarks, the HTTP one first; `--quick` is a
  * few-second run for CI; `--events`, `--runs` and `--cpu-prof` size and profile the startup
- * benchmark; `--http-*` the HTTP one; `--scale` adds the scaling figures (or `--only=scale`).
+ * benchmark; `--http-*` the HTTP one; `--scale` adds the scaling figures (or `--only=scale`); `--soak` runs only
+ * the soak (bench/soak.ts), 15 minutes unless `--soak-minutes` says otherwise.
  */
 import { parseArgs } from "node:util";
 import { runAuthCacheBench } from "./auth_cache_bench.ts";
 import { runHttpBench } from "./http_bench.ts";
 import { runScaleBench } from "./http_scale.ts";
 import { runStartupBench } from "./startup_bench.ts";
+import { runSoak } from "./soak.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -24,8 +26,15 @@ const { values } = parseArgs({
     "http-cpu-prof": { type: "string" },
     scale: { type: "boolean", default: false },
     "scale-sizes": { type: "string" },
+    soak: { type: "boolean", default: false },
+    "soak-minutes": { type: "string" },
   },
 });
+
+if (values.soak) {
+  await runSoak({ minutes: Number(values["soak-minutes"] ?? 15) });
+  Deno.exit(0);
+}
 
 const BENCHES = ["http", "scale", "auth", "startup"];
 const only = values.only?.split(",") ?? BENCHES.filter((name) => name !== "scale" || values.scale);

@@ -52,6 +52,8 @@ export interface AppDeps {
   cors?: CorsPolicy;
   /** The OpenAPI `servers` URL (PUBLIC_URL); none means the origin each request was sent to. */
   publicUrl?: string;
+  /** Why /readyz answers 503 while serving (failing background work); none means ready. */
+  notReady?: () => Error | undefined;
 }
 
 type PublicHandler = (request: Request) => Response;
@@ -74,12 +76,17 @@ export function createHandler(
   const document = buildOpenApiDocument(deps.modules);
   const open = new Router<PublicHandler>([
     { pathname: "/healthz", methods: { GET: () => status("ok") } },
-    { pathname: "/readyz", methods: { GET: () => status("ready") } },
+    { pathname: "/readyz", methods: { GET: readiness } },
     { pathname: "/metrics", methods: { GET: metricsPage } },
     // The API description (contract §7): assembled once from the modules' parts.
     { pathname: "/api/openapi.json", methods: { GET: openApiHandler(document, deps.publicUrl) } },
     { pathname: "/docs", methods: { GET: docsPage(document) } },
   ]);
+
+  function readiness(request: Request): Response {
+    const problem = deps.notReady?.();
+    return problem === undefined ? status("ready") : problemResponse(problem, requestIdOf(request));
+  }
 
   function metricsPage(): Response {
     const body = deps.metrics?.render() ?? "";

@@ -11,6 +11,8 @@ import { CorsPolicy } from "./http/cors.ts";
 import { acceptRecoveryLog } from "./http/connection_limits.ts";
 import { startupGate } from "./http/startup_gate.ts";
 import { Metrics } from "./ops/metrics.ts";
+import { logOpenFileLimit } from "./ops/open_file_limit.ts";
+import { MaintenanceHealth } from "./ops/maintenance_health.ts";
 import { watchParent } from "./ops/parent_watch.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
 import { bufferedSink, createLogger, requestLine } from "./ops/log.ts";
@@ -42,6 +44,7 @@ async function main(): Promise<void> {
     sink.flush();
   });
   log.info("configuration", effectiveConfig(config));
+  logOpenFileLimit(log);
 
   await prepareDataDir(config.dataDir);
   const projection = new CustomerProjection();
@@ -69,9 +72,12 @@ async function main(): Promise<void> {
     newId: monotonicFactory(),
     idempotencyMaxKeys: config.idempotencyMaxKeys,
   });
+  const maintenance = new MaintenanceHealth();
+  metrics.include(() => maintenance.render());
   const persistence = new CompactionPolicy(store, service, log, {
     snapshotEvery: config.snapshotEvery,
     eraseWithinMs: config.eraseWithinSeconds * 1000,
+    onOutcome: (error) => error === undefined ? maintenance.succeeded() : maintenance.failed(error),
   });
   service.addCommitListener(() => metrics.eventsAppended(1));
   service.addCommitListener((event) => persistence.noteCommit(event));
@@ -103,6 +109,7 @@ async function main(): Promise<void> {
     metrics,
     rateLimiter: config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit),
     cors: config.corsOrigins.length === 0 ? undefined : new CorsPolicy(config.corsOrigins),
+    notReady: () => maintenance.problem(),
   });
 
   // Signal handlers go in before the listener opens: a SIGTERM right after "listening" must not kill.

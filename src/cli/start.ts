@@ -8,6 +8,7 @@ import { LAUNCHER_ENV_VAR, PermissionPathError } from "../ops/permissions.ts";
 import { exitWith, parseCommandLine } from "./command_line.ts";
 import { SERVER_USAGE } from "./usage.ts";
 import { runArgs } from "./server_command.ts";
+import { RAISE_OPEN_FILES_SCRIPT } from "../ops/open_file_limit.ts";
 
 /** EX_CONFIG: the configuration is wrong. */
 const EXIT_CONFIG = 78;
@@ -38,14 +39,25 @@ function serverCommand(options: { watch: boolean; cachedOnly: boolean }): string
   }
 }
 
+/** Spawns the server through `sh`, which raises its open-file limit; directly where none is. */
+function spawnServer(args: string[]): Deno.ChildProcess {
+  const options: Deno.CommandOptions = {
+    env: { [LAUNCHER_ENV_VAR]: "1" },
+    stdin: "piped",
+    stdout: "inherit",
+    stderr: "inherit",
+  };
+  try {
+    const script = ["-c", RAISE_OPEN_FILES_SCRIPT, Deno.execPath(), ...args];
+    return new Deno.Command("sh", { ...options, args: script }).spawn();
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    return new Deno.Command(Deno.execPath(), { ...options, args }).spawn();
+  }
+}
+
 const options = parseOptions();
-const server = new Deno.Command(Deno.execPath(), {
-  args: serverCommand(options),
-  env: { [LAUNCHER_ENV_VAR]: "1" },
-  stdin: "piped",
-  stdout: "inherit",
-  stderr: "inherit",
-}).spawn();
+const server = spawnServer(serverCommand(options));
 // Held open and never written: when this process dies, even by SIGKILL, the server sees EOF.
 const parentPipe = server.stdin.getWriter();
 for (const signal of FORWARDED) {

@@ -6,6 +6,14 @@ export class MalformedBodyError extends Error {
   }
 }
 
+/** Background maintenance (compaction) failed several times in a row. */
+export class MaintenanceFailingError extends Error {
+  constructor(failures: number, cause: string) {
+    super(`The last ${failures} compactions failed; the last one: ${cause}`);
+    this.name = "MaintenanceFailingError";
+  }
+}
+
 /** The request body is larger than the limit. */
 export class BodyTooLargeError extends Error {
   constructor(limit: number) {

@@ -19,6 +19,7 @@ import {
   InsufficientScopeError,
   InvalidTokenError,
   KeySetUnavailableError,
+  MaintenanceFailingError,
   MalformedBodyError,
   MethodNotAllowedError,
   MissingCredentialsError,
@@ -137,6 +138,11 @@ const ROWS = {
     503,
     "Service starting",
     on(ServiceStartingError, { headers: { "Retry-After": () => "1" } }),
+  ),
+  "maintenance-failing": row(
+    503,
+    "Background maintenance failing",
+    on(MaintenanceFailingError, { headers: { "Retry-After": () => "60" } }),
   ),
   "storage-unavailable": row(
     503,

@@ -1,8 +1,10 @@
+import { io } from "./io_error.ts";
+
 /** Makes a directory's entries (new, renamed or removed files) durable. */
 export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await Deno.open(dir);
+  const handle = await io("opening", dir, () => Deno.open(dir));
   try {
-    await handle.sync();
+    await io("syncing", dir, () => handle.sync());
   } finally {
     handle.close();
   }
@@ -24,16 +26,20 @@ export async function writeAtomically(
   fill: (file: Deno.FsFile) => Promise<void>,
 ): Promise<void> {
   const temp = `${dir}/.${name}.tmp`;
-  const file = await Deno.open(temp, { write: true, create: true, truncate: true });
+  const file = await io(
+    "opening",
+    temp,
+    () => Deno.open(temp, { write: true, create: true, truncate: true }),
+  );
   try {
-    await fill(file);
-    await file.sync();
+    await io("writing", temp, () => fill(file));
+    await io("syncing", temp, () => file.sync());
   } catch (error) {
     file.close();
     await Deno.remove(temp).catch(() => {});
     throw error;
   }
   file.close();
-  await Deno.rename(temp, `${dir}/${name}`);
+  await io("renaming", temp, () => Deno.rename(temp, `${dir}/${name}`));
   await syncDirectory(dir);
 }

@@ -17,10 +17,11 @@ export const PUBLIC_PATHS: Record<string, Record<string, unknown>> = {
     "getReadiness",
     "Readiness probe",
     "503 while the event log replays after a start (every other route but /healthz " +
-      "answers 503 `starting` then too), 200 once it is replayed.",
+      "answers 503 `starting` then too), 200 once it is replayed; 503 " +
+      "`maintenance-failing` after 3 failed compactions in a row (the detail names the cause).",
     {
       "200": { description: "Ready.", content: json("Health") },
-      ...problemResponses(["starting"]),
+      ...problemResponses(["starting", "maintenance-failing"]),
     },
   ),
   "/metrics": readiness(

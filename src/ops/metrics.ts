@@ -35,6 +35,7 @@ export class Metrics {
   #events = 0;
   #listenerRestarts = 0;
   #customers: () => number;
+  #included: (() => string[])[] = [];
 
   constructor(customersLive: () => number) {
     this.#customers = customersLive;
@@ -62,6 +63,11 @@ export class Metrics {
   /** Counts an episode in which accepting connections failed (out of file descriptors). */
   acceptStopped(): void {
     this.#listenerRestarts++;
+  }
+
+  /** Adds the lines another part renders (e.g. background maintenance) to every render. */
+  include(render: () => string[]): void {
+    this.#included.push(render);
   }
 
   /** Observes one fsync of the log. */
@@ -98,7 +104,22 @@ export class Metrics {
       "# HELP customers_live Live customers in memory.",
       "# TYPE customers_live gauge",
       `customers_live ${this.#customers()}`,
+      ...processMemory(),
+      ...this.#included.flatMap((render) => render()),
     ];
     return lines.join("\n") + "\n";
   }
+}
+
+/** The process's resident set and V8 heap in use, so a soak or an operator can watch them. */
+function processMemory(): string[] {
+  const { rss, heapUsed } = Deno.memoryUsage();
+  return [
+    "# HELP process_resident_memory_bytes Resident set size.",
+    "# TYPE process_resident_memory_bytes gauge",
+    `process_resident_memory_bytes ${rss}`,
+    "# HELP process_heap_used_bytes V8 heap in use (live objects plus garbage not yet collected).",
+    "# TYPE process_heap_used_bytes gauge",
+    `process_heap_used_bytes ${heapUsed}`,
+  ];
 }

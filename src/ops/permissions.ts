@@ -5,6 +5,7 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import type { Config } from "../config.ts";
+import { OPEN_FILES_ENV_VAR } from "./open_file_limit.ts";
 
 /** Set by the launcher for the server it starts, never by a user (see ops/parent_watch.ts). */
 export const LAUNCHER_ENV_VAR = "CUSTOMER_API_PARENT_PIPE";
@@ -45,7 +46,11 @@ export const SETTINGS_ENV_VARS = [
 ] as const;
 
 /** Every environment variable the server reads; `--allow-env` grants exactly these. */
-export const SERVER_ENV_VARS = [...SETTINGS_ENV_VARS, LAUNCHER_ENV_VAR] as const;
+export const SERVER_ENV_VARS = [
+  ...SETTINGS_ENV_VARS,
+  LAUNCHER_ENV_VAR,
+  OPEN_FILES_ENV_VAR,
+] as const;
 
 /**
  * The flags of the launcher and of `deno task compile` themselves: they read the environment and

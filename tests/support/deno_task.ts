@@ -16,18 +16,22 @@ export function userEnv(settings: Record<string, string>): Record<string, string
 
 /**
  * `deno task <name> <args>` from the repository root with exactly `env`; pipes for stdout/err.
- * With `openFileLimit`, the shell lowers the limit first, as `ulimit -n N; deno task …` would.
+ * With `openFileLimit`, the shell lowers the limit first, as `ulimit -n N; deno task …` would
+ * (both soft and hard limits, or each as given).
  */
 export function denoTask(
   name: string,
   args: string[],
   env: Record<string, string>,
-  openFileLimit?: number,
+  openFileLimit?: number | { soft: number; hard: number },
 ): Deno.Command {
   const task = [Deno.execPath(), "task", name, ...args];
+  const ulimit = typeof openFileLimit === "number"
+    ? `ulimit -n ${openFileLimit}`
+    : `ulimit -Sn ${openFileLimit?.soft} && ulimit -Hn ${openFileLimit?.hard}`;
   const [command, ...rest] = openFileLimit === undefined
     ? task
-    : ["bash", "-c", `ulimit -n ${openFileLimit} && exec "$0" "$@"`, ...task];
+    : ["bash", "-c", `${ulimit} && exec "$0" "$@"`, ...task];
   return new Deno.Command(command, {
     args: rest,
     cwd: REPO_ROOT,

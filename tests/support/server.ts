@@ -15,7 +15,7 @@ export interface StartOptions {
   /** Extra or overriding environment variables. */
   env?: Record<string, string>;
   /** Start under this open-file limit (`ulimit -n` in a bash that then runs the server). */
-  openFileLimit?: number;
+  openFileLimit?: number | { soft: number; hard: number };
   /** The log line to wait for: "ready" (default: the log is replayed) or "listening" (bound). */
   until?: "ready" | "listening";
 }

@@ -3,6 +3,7 @@ import type { JsonlEventStore } from "./jsonl_store.ts";
 import { keepsEvent, type SnapshotSource } from "../snapshot_source.ts";
 import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
 import { compactSegment, removeSegment } from "./segment_compaction.ts";
+import { damageInCoveredSegments } from "./covered_damage.ts";
 import {
   CorruptSnapshotError,
   joinRecord,
@@ -19,6 +20,8 @@ export interface CompactionOptions {
   snapshotEvery: number;
   /** After a delete, compact (and so erase the customer's data) within this many milliseconds. */
   eraseWithinMs: number;
+  /** Told how each background compaction ended: undefined when it succeeded, else the error. */
+  onOutcome?: (error: unknown) => void;
 }
 
 /**
@@ -73,6 +76,10 @@ export class CompactionPolicy implements StoreMaintenance {
     for (let i = 0; i < records.length; i++) this.#source.restore(records[i], data[i]);
     const eventsReplayed = await this.#source.replay(snapshotSeq);
     this.#snapshotSeq = snapshotSeq;
+    // In the background: the segments the snapshot covers are not needed to start.
+    this.#checkCovered(snapshotSeq).catch((error) =>
+      this.#log.warn("Could not check the segments the snapshot covers", { error: String(error) })
+    );
     return { snapshotSeq, snapshotRecords: records.length, eventsReplayed };
   }
 
@@ -93,8 +100,25 @@ export class CompactionPolicy implements StoreMaintenance {
   /** Starts a compaction unless one is running; failures are logged, never thrown. */
   startCompaction(): void {
     this.#running ??= this.compact()
-      .catch((error) => this.#log.error("Compaction failed", { error: String(error) }))
+      .then(() => this.#options.onOutcome?.(undefined), (error) => {
+        // The error names the file and what was being done to it (reading, writing, renaming).
+        this.#log.error("Compaction failed", { error: String(error) });
+        this.#options.onOutcome?.(error);
+      })
       .finally(() => (this.#running = undefined));
+  }
+
+  /** Warns about damage in segments the snapshot covers, as `verify` reports it. */
+  async #checkCovered(snapshotSeq: number): Promise<void> {
+    if (snapshotSeq === 0) return;
+    for (const damage of await damageInCoveredSegments(this.#store.dataDir, snapshotSeq)) {
+      this.#log.warn("Damage in a log segment startup does not need", {
+        file: damage.file,
+        line: damage.line,
+        offset: damage.offset,
+        problem: damage.problem,
+      });
+    }
   }
 
   /** Waits for a running compaction and cancels a scheduled one. */

@@ -6,6 +6,7 @@
  * dev-secret                              development mode only (0600)
  * log/00000000000000000001.jsonl          a log segment: events from seq 1 on
  * log/00000000000000000001.compacted.jsonl  a segment with deleted customers' events removed
+ * log/00000000000000000001.jsonl.torn-4096-1763900000000  bytes startup cut off (offset, ms)
  * snapshots/snapshot-00000000000000123456.jsonl  state after seq 123456
  * ```
  */
@@ -34,3 +35,8 @@ export function snapshotName(seq: number): string {
 
 /** A snapshot's file name: the seq it covers. */
 export const SNAPSHOT_NAME = /^snapshot-([0-9]{20})\.jsonl$/;
+
+/** Where startup keeps the torn tail it cut off a segment at `offset`, at `atMs`, for inspection. */
+export function tornTailPath(segmentPath: string, offset: number, atMs: number): string {
+  return `${segmentPath}.torn-${offset}-${atMs}`;
+}

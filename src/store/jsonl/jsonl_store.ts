@@ -12,6 +12,8 @@ import { replaySegments } from "./replay.ts";
 import { listSegments, type Segment } from "./segments.ts";
 import { LOCK_FILE, LOG_DIR, segmentName } from "./data_dir_layout.ts";
 import { takeLock } from "./lock_file.ts";
+import { encodeCommitLine, encodeSegmentHeader, UNSYNCED_MAX_BYTES } from "./segment_header.ts";
+import { io } from "../../lib/io_error.ts";
 import { LogReader } from "./log_reader.ts";
 import { CommitWaiters } from "../commit_waiters.ts";
 import { StreamVersions, type VersionSource } from "../stream_versions.ts";
@@ -34,6 +36,8 @@ export interface JsonlStoreOptions {
   onFatal?: (error: unknown) => void;
   /** A segment is closed and a new one started once it reaches this size. */
   segmentMaxBytes?: number;
+  /** The most bytes written but not yet synced (recorded in each new segment's header). */
+  unsyncedMaxBytes?: number;
 }
 
 /** Counters that show how the writer batches work. */
@@ -67,11 +71,15 @@ export class JsonlEventStore implements EventStore {
   #lock: Deno.FsFile;
   #active: Deno.FsFile | undefined;
   #activeFirst = 1;
+  #activePath = "";
+  /** The active segment's header length: a segment no longer holds no event. */
+  #headerLength = 0;
   #sync: (file: Deno.FsFile) => Promise<void>;
   #write: (file: Deno.FsFile, bytes: Uint8Array) => Promise<void>;
   #warn: (message: string, fields: Record<string, unknown>) => void;
   #onFatal: (error: unknown) => void;
   #segmentMaxBytes: number;
+  #unsyncedMaxBytes: number;
   #replayed = false;
   #closed = false;
   #versions = new StreamVersions();
@@ -93,12 +101,14 @@ export class JsonlEventStore implements EventStore {
     this.#warn = options.warn ?? (() => {});
     this.#onFatal = options.onFatal ?? (() => {});
     this.#segmentMaxBytes = options.segmentMaxBytes ?? 64 * 1024 * 1024;
+    this.#unsyncedMaxBytes = options.unsyncedMaxBytes ?? UNSYNCED_MAX_BYTES;
     this.#reader = new LogReader(dataDir);
   }
 
   /** Opens (creating if needed) the log in dataDir, after taking the directory's exclusive lock. */
   static async open(dataDir: string, options: JsonlStoreOptions = {}): Promise<JsonlEventStore> {
-    await Deno.mkdir(`${dataDir}/${LOG_DIR}`, { recursive: true });
+    const logDir = `${dataDir}/${LOG_DIR}`;
+    await io("opening", logDir, () => Deno.mkdir(logDir, { recursive: true }));
     const lock = await takeLock(`${dataDir}/${LOCK_FILE}`);
     return new JsonlEventStore(dataDir, lock, options);
   }
@@ -125,13 +135,30 @@ export class JsonlEventStore implements EventStore {
     this.#lastSeq = Math.max(result.lastSeq, afterSeq);
     this.#nextSeq = this.#lastSeq + 1;
     const last = segments.at(-1);
-    if (last === undefined || last.compacted || result.lastSeq < afterSeq) {
+    // Appends go on in the last segment only if its header states this writer's bound: a
+    // format-1 segment (no bound) or one with another bound is left closed.
+    const sameBound = result.unsyncedMaxBytes === this.#unsyncedMaxBytes;
+    if (last === undefined || last.compacted || result.lastSeq < afterSeq || !sameBound) {
+      if (last !== undefined && !last.compacted && last.first === this.#nextSeq) {
+        // A segment without events: its name is the new segment's.
+        await io("removing", last.path, () => Deno.remove(last.path));
+      }
       await this.#startSegment(this.#nextSeq);
     } else {
-      this.#active = await Deno.open(last.path, { read: true, write: true });
+      this.#active = await io(
+        "opening",
+        last.path,
+        () => Deno.open(last.path, { read: true, write: true }),
+      );
       this.#activeFirst = last.first;
+      this.#activePath = last.path;
+      this.#headerLength = result.headerLength;
       this.#durableLength = result.activeLength;
-      await this.#active.seek(this.#durableLength, Deno.SeekMode.Start);
+      await io(
+        "reading",
+        last.path,
+        () => this.#active!.seek(this.#durableLength, Deno.SeekMode.Start),
+      );
     }
     this.#replayed = true;
     return result.delivered;
@@ -216,8 +243,7 @@ export class JsonlEventStore implements EventStore {
         await this.#rollNow().then(head.resolve, head.reject);
         continue;
       }
-      const end = this.#queue.findIndex((op) => op.kind === "roll");
-      const batch = this.#queue.splice(0, end === -1 ? this.#queue.length : end) as Write[];
+      const batch = this.#queue.splice(0, this.#batchLength()) as Write[];
       await this.#commit(batch);
       if (this.#durableLength >= this.#segmentMaxBytes) {
         await this.#rollNow().catch((error) =>
@@ -228,25 +254,32 @@ export class JsonlEventStore implements EventStore {
     this.#writing = null;
   }
 
-  async #commit(batch: Write[]): Promise<void> {
-    const buffer = batch.length === 1 ? batch[0].bytes : concat(batch.map((w) => w.bytes));
-    try {
-      await this.#write(this.#active!, buffer);
-    } catch (error) {
-      await this.#rollBack(batch, error);
-      return;
+  /** The writes of the next batch: up to a roll, and at most unsyncedMaxBytes (one at least). */
+  #batchLength(): number {
+    let bytes = 0;
+    for (const [i, op] of this.#queue.entries()) {
+      if (op.kind === "roll") return i;
+      bytes += op.bytes.length;
+      if (bytes > this.#unsyncedMaxBytes && i > 0) return i;
     }
-    try {
-      await this.#sync(this.#active!);
-      this.stats.syncs++;
-    } catch (error) {
-      // Never retry a failed fsync: the kernel may have dropped the dirty pages ("fsyncgate").
-      // Cutting the unacknowledged bytes off is a best effort before the process stops.
-      this.#failure = error;
-      await this.#active!.truncate(this.#durableLength).catch(() => {});
-      this.#rejectAll(batch, new StoreFailedError(error));
-      this.#onFatal(error);
-      return;
+    return this.#queue.length;
+  }
+
+  async #commit(batch: Write[]): Promise<void> {
+    const lastSeq = batch.at(-1)!.events.at(-1)!.seq;
+    const buffer = concat([...batch.map((w) => w.bytes), encodeCommitLine(lastSeq)]);
+    const path = this.#activePath;
+    // A larger single append is synced piece by piece: never more unsynced than the header says.
+    const most = this.#unsyncedMaxBytes;
+    for (let at = 0; at < buffer.length; at += most) {
+      const piece = buffer.subarray(at, at + most);
+      try {
+        await io("writing", path, () => this.#write(this.#active!, piece));
+      } catch (error) {
+        await this.#rollBack(batch, error);
+        return;
+      }
+      if (!(await this.#syncOrStop(batch))) return;
     }
     this.#durableLength += buffer.length;
     for (const write of batch) {
@@ -260,12 +293,30 @@ export class JsonlEventStore implements EventStore {
     this.#waiters.notify(this.#lastSeq);
   }
 
+  /** Syncs the active segment; on failure stops the store and answers false. */
+  async #syncOrStop(batch: Write[]): Promise<boolean> {
+    try {
+      await io("syncing", this.#activePath, () => this.#sync(this.#active!));
+      this.stats.syncs++;
+      return true;
+    } catch (error) {
+      // Never retry a failed fsync: the kernel may have dropped the dirty pages ("fsyncgate").
+      // Cutting the unacknowledged bytes off is a best effort before the process stops.
+      this.#failure = error;
+      await this.#active!.truncate(this.#durableLength).catch(() => {});
+      this.#rejectAll(batch, new StoreFailedError(error));
+      this.#onFatal(error);
+      return false;
+    }
+  }
+
   /** A failed write (a full disk, say): cut the file back to its last good length and go on. */
   async #rollBack(batch: Write[], error: unknown): Promise<void> {
+    const path = this.#activePath;
     try {
-      await this.#active!.truncate(this.#durableLength);
-      await this.#active!.seek(this.#durableLength, Deno.SeekMode.Start);
-      await this.#sync(this.#active!);
+      await io("truncating", path, () => this.#active!.truncate(this.#durableLength));
+      await io("writing", path, () => this.#active!.seek(this.#durableLength, Deno.SeekMode.Start));
+      await io("syncing", path, () => this.#sync(this.#active!));
     } catch (cutError) {
       this.#failure = cutError;
       this.#rejectAll(batch, new StoreFailedError(error));
@@ -287,7 +338,7 @@ export class JsonlEventStore implements EventStore {
   }
 
   async #rollNow(): Promise<void> {
-    if (this.#durableLength === 0) return;
+    if (this.#durableLength <= this.#headerLength) return;
     this.#active!.close();
     this.#active = undefined;
     await this.#startSegment(this.#lastSeq + 1);
@@ -295,9 +346,18 @@ export class JsonlEventStore implements EventStore {
 
   async #startSegment(first: number): Promise<void> {
     const path = `${this.#logDir}/${segmentName(first)}`;
-    this.#active = await Deno.open(path, { read: true, write: true, createNew: true });
+    const header = encodeSegmentHeader(this.#unsyncedMaxBytes);
+    this.#active = await io(
+      "opening",
+      path,
+      () => Deno.open(path, { read: true, write: true, createNew: true }),
+    );
     this.#activeFirst = first;
-    this.#durableLength = 0;
+    this.#activePath = path;
+    await io("writing", path, () => writeAll(this.#active!, header));
+    // Not the injected sync: that one is the group commit's, which tests count and gate.
+    await io("syncing", path, () => this.#active!.syncData());
+    this.#headerLength = this.#durableLength = header.length;
     await syncDirectory(this.#logDir);
   }
 }

@@ -1,3 +1,4 @@
+import { io } from "../../lib/io_error.ts";
 import { StoreLockedError } from "../store_errors.ts";
 
 /**
@@ -5,13 +6,19 @@ import { StoreLockedError } from "../store_errors.ts";
  * StoreLockedError naming the holder's PID. The OS releases the lock when the process dies.
  */
 export async function takeLock(path: string): Promise<Deno.FsFile> {
-  const lock = await Deno.open(path, { read: true, write: true, create: true });
-  if (!(await lock.tryLock(true))) {
+  const lock = await io(
+    "opening",
+    path,
+    () => Deno.open(path, { read: true, write: true, create: true }),
+  );
+  if (!(await io("locking", path, () => lock.tryLock(true)))) {
     lock.close();
     const holder = (await Deno.readTextFile(path)).trim() || "unknown";
     throw new StoreLockedError(path, holder);
   }
-  await lock.truncate(0);
-  await lock.write(new TextEncoder().encode(`${Deno.pid}\n`));
+  await io("writing", path, async () => {
+    await lock.truncate(0);
+    await lock.write(new TextEncoder().encode(`${Deno.pid}\n`));
+  });
   return lock;
 }

@@ -2,6 +2,8 @@ import { CorruptRecordError, decodeReplayed } from "./event_codec.ts";
 import type { ReplayedEvent } from "../event_store.ts";
 import { CorruptLogError, LogTruncatedError } from "../store_errors.ts";
 import { readLines } from "./line_reader.ts";
+import { isCommitLine, looksLikeHeader } from "./segment_header.ts";
+import { io } from "../../lib/io_error.ts";
 import { listSegments, type Segment } from "./segments.ts";
 
 /** How far the writer's bytes are durable, captured in one synchronous step. */
@@ -78,28 +80,30 @@ export class LogReader {
     // Only a segment that is never rewritten keeps its offsets (a compacted one may be replaced).
     const resume = !segment.compacted && cursor?.path === segment.path && cursor.seq <= afterSeq;
     const start = resume ? cursor.offset : 0;
-    const file = await Deno.open(segment.path, { read: true });
+    const file = await io("opening", segment.path, () => Deno.open(segment.path, { read: true }));
     try {
-      await readLines(
-        file,
-        (line, offset, lineNumber, text) => {
-          let event: ReplayedEvent;
-          try {
-            event = decodeReplayed(line, text);
-          } catch (error) {
-            if (!(error instanceof CorruptRecordError)) throw error;
-            const at = start === 0 ? lineNumber : 0;
-            throw new CorruptLogError(segment.path, at, offset, error.message);
-          }
-          if (event.seq > at.lastSeq) return false;
-          if (event.seq <= afterSeq) return;
-          events.push(event);
-          this.#cursor = { path: segment.path, offset: offset + line.length + 1, seq: event.seq };
-          if (events.length >= limit) return false;
-        },
-        undefined,
-        { start, end: active ? at.durableLength : undefined },
-      );
+      await io("reading", segment.path, () =>
+        readLines(
+          file,
+          (line, offset, lineNumber, text) => {
+            if ((offset === 0 && looksLikeHeader(line)) || isCommitLine(line)) return;
+            let event: ReplayedEvent;
+            try {
+              event = decodeReplayed(line, text);
+            } catch (error) {
+              if (!(error instanceof CorruptRecordError)) throw error;
+              const at = start === 0 ? lineNumber : 0;
+              throw new CorruptLogError(segment.path, at, offset, error.message);
+            }
+            if (event.seq > at.lastSeq) return false;
+            if (event.seq <= afterSeq) return;
+            events.push(event);
+            this.#cursor = { path: segment.path, offset: offset + line.length + 1, seq: event.seq };
+            if (events.length >= limit) return false;
+          },
+          undefined,
+          { start, end: active ? at.durableLength : undefined },
+        ));
     } finally {
       file.close();
     }

@@ -1,7 +1,9 @@
 import type { ReplayedEvent } from "../event_store.ts";
 import type { Segment } from "./segments.ts";
 import { CorruptLogError } from "../store_errors.ts";
-import { walkSegments } from "./segment_walk.ts";
+import { type TornTail, walkSegments } from "./segment_walk.ts";
+import { tornTailPath } from "./data_dir_layout.ts";
+import { io } from "../../lib/io_error.ts";
 
 /** What a replay found. */
 export interface ReplayResult {
@@ -11,12 +13,15 @@ export interface ReplayResult {
   delivered: number;
   /** The length of the last segment after any torn tail was cut off. */
   activeLength: number;
+  /** The last segment's header: its length and unsynced_max_bytes (both 0: format 1). */
+  headerLength: number;
+  unsyncedMaxBytes: number;
 }
 
 /**
  * Startup's reading of the log: walks the segments (segment_walk.ts, as `verify` does) and hands
  * over events after `afterSeq`; throws CorruptLogError on the first fatal damage, and cuts off
- * the last segment's torn tail with a warning.
+ * the last segment's torn tail (a torn last record or batch) with a warning.
  */
 export async function replaySegments(
   segments: readonly Segment[],
@@ -33,26 +38,56 @@ export async function replaySegments(
       }
     },
   });
-  const torn = result.torn;
-  if (torn !== undefined) {
-    const file = await Deno.open(torn.path, { read: true, write: true });
-    try {
-      const size = (await file.stat()).size;
-      warn("Cut off a torn record at the end of the log", {
-        file: torn.path,
-        offset: torn.offset,
-        bytes_dropped: size - torn.offset,
-        reason: torn.reason,
-      });
-      await file.truncate(torn.offset);
-      await file.sync();
-    } finally {
-      file.close();
-    }
-  }
+  if (result.torn !== undefined) await cutTornTail(result.torn, warn);
   return {
     lastSeq: result.lastSeq,
     delivered: result.delivered,
     activeLength: result.activeLength,
+    headerLength: result.headerLength,
+    unsyncedMaxBytes: result.unsyncedMaxBytes,
   };
+}
+
+/**
+ * Copies the torn tail into a file beside the segment (for inspection), then cuts the segment
+ * there, with a warning saying how many bytes and records were dropped and where they are kept.
+ */
+async function cutTornTail(
+  torn: TornTail,
+  warn: (message: string, fields: Record<string, unknown>) => void,
+): Promise<void> {
+  const kept = tornTailPath(torn.path, torn.offset, Date.now());
+  const file = await io(
+    "opening",
+    torn.path,
+    () => Deno.open(torn.path, { read: true, write: true }),
+  );
+  try {
+    const bytes = new Uint8Array(torn.bytes);
+    await io("reading", torn.path, async () => {
+      await file.seek(torn.offset, Deno.SeekMode.Start);
+      for (let at = 0; at < bytes.length;) {
+        const read = await file.read(bytes.subarray(at));
+        if (read === null) break;
+        at += read;
+      }
+    });
+    await io("writing", kept, () => Deno.writeFile(kept, bytes));
+    await io("syncing", kept, async () => {
+      using copy = await Deno.open(kept, { read: true });
+      await copy.sync();
+    });
+    await io("truncating", torn.path, () => file.truncate(torn.offset));
+    await io("syncing", torn.path, () => file.sync());
+  } finally {
+    file.close();
+  }
+  warn("Cut off a torn tail at the end of the log", {
+    file: torn.path,
+    offset: torn.offset,
+    bytes_dropped: torn.bytes,
+    records_dropped: torn.records,
+    kept_in: kept,
+    reason: torn.reason,
+  });
 }

@@ -1,9 +1,10 @@
+import { io } from "../../lib/io_error.ts";
 import type { ReplayedEvent } from "../event_store.ts";
 import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
 import { concat } from "../../lib/bytes.ts";
 import { CorruptLogError } from "../store_errors.ts";
 import type { Segment } from "./segments.ts";
-import { type Damage, walkSegment } from "./segment_walk.ts";
+import { type Damage, walkSegment } from "./segment_read.ts";
 import { LOG_DIR, segmentName } from "./data_dir_layout.ts";
 
 /**
@@ -34,7 +35,7 @@ export async function compactSegment(
     });
   });
   if (!segment.compacted) {
-    await Deno.remove(segment.path);
+    await io("removing", segment.path, () => Deno.remove(segment.path));
     await syncDirectory(dir);
   }
   return dropped;
@@ -59,7 +60,7 @@ function refuse(damage: Damage): never {
 
 /** Removes a segment that snapshots fully cover. */
 export async function removeSegment(dataDir: string, segment: Segment): Promise<void> {
-  await Deno.remove(segment.path);
+  await io("removing", segment.path, () => Deno.remove(segment.path));
   await syncDirectory(`${dataDir}/${LOG_DIR}`);
 }
 

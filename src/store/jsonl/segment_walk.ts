@@ -1,22 +1,16 @@
-import { CorruptRecordError, decodeReplayed } from "./event_codec.ts";
 import type { ReplayedEvent } from "../event_store.ts";
-import { readLines } from "./line_reader.ts";
 import type { Segment } from "./segments.ts";
-
-/** One problem in the log: `fatal` ones make startup refuse; others it works around. */
-export interface Damage {
-  file: string;
-  line: number;
-  offset: number;
-  problem: string;
-  fatal: boolean;
-}
+import { type Damage, walkSegment } from "./segment_read.ts";
 
 /** Where the last segment's torn tail starts (startup cuts the file there), and why. */
 export interface TornTail {
   path: string;
   offset: number;
   reason: string;
+  /** Bytes from offset to the end of the file. */
+  bytes: number;
+  /** Records (complete or not) in those bytes. */
+  records: number;
 }
 
 /** What a walk found. */
@@ -29,6 +23,9 @@ export interface WalkResult {
   activeLength: number;
   /** The last segment's torn tail, when it has one. */
   torn?: TornTail;
+  /** The last segment's header: its length and unsynced_max_bytes (both 0: format 1). */
+  headerLength: number;
+  unsyncedMaxBytes: number;
 }
 
 /** How to walk: what the snapshot covers, where events go, what to do with damage. */
@@ -54,7 +51,13 @@ export async function walkSegments(
   options: WalkOptions,
 ): Promise<WalkResult> {
   const { afterSeq } = options;
-  const result: WalkResult = { lastSeq: 0, delivered: 0, activeLength: 0 };
+  const result: WalkResult = {
+    lastSeq: 0,
+    delivered: 0,
+    activeLength: 0,
+    headerLength: 0,
+    unsyncedMaxBytes: 0,
+  };
   let previous: Segment | undefined;
   for (const [index, segment] of segments.entries()) {
     const next = segments[index + 1];
@@ -91,13 +94,27 @@ export async function walkSegments(
     }
     if (isLast) {
       result.activeLength = read.torn?.offset ?? read.end;
+      result.headerLength = read.headerLength;
+      result.unsyncedMaxBytes = read.unsyncedMaxBytes;
       if (read.torn !== undefined) {
-        result.torn = { path: segment.path, offset: read.torn.offset, reason: read.torn.problem };
+        const bytes = read.size - read.torn.offset;
+        const records = read.tornRecords;
+        result.torn = {
+          path: segment.path,
+          offset: read.torn.offset,
+          reason: read.torn.problem,
+          bytes,
+          records,
+        };
+        const why = read.tornBatch === undefined
+          ? "a torn last record"
+          : `a torn last batch, within the ${read.tornBatch.unsyncedMaxBytes} bytes never synced`;
         for (const found of read.tornDamage) {
           report({
             ...found,
             fatal: false,
-            problem: `${found.problem} (a torn last record: startup cuts it off)`,
+            problem: `${found.problem} (${why}: startup cuts off ${bytes} bytes, ${records} ` +
+              `record(s))`,
           });
         }
       }
@@ -107,88 +124,11 @@ export async function walkSegments(
 }
 
 /** Damage in a segment the snapshot covers does not stop startup, which does not read it. */
-function notNeeded(onDamage: (damage: Damage) => void): (damage: Damage) => void {
+export function notNeeded(onDamage: (damage: Damage) => void): (damage: Damage) => void {
   return (damage) =>
     onDamage({
       ...damage,
       fatal: false,
       problem: `${damage.problem} (the snapshot covers this segment: startup does not read it)`,
     });
-}
-
-/** What walkSegment read: where the lines end, and a torn tail if one was allowed and found. */
-export interface SegmentRead {
-  end: number;
-  /** The first damaged record of the torn tail. */
-  torn?: Damage;
-  /** Every damaged record of the torn tail. */
-  tornDamage: Damage[];
-}
-
-/** Where a segment sits and what its reader does between chunks. */
-export interface SegmentContext {
-  /** The segment after this one: a compacted segment's seqs stay below its first. */
-  next?: Segment;
-  /** The last segment may end in a torn tail. */
-  tornIsOk?: boolean;
-  /** Runs after each chunk of lines, for a caller that writes as it reads. */
-  afterChunk?: () => Promise<void>;
-}
-
-/**
- * Reads one segment's records in order, checking each checksum and seq (gap-free, or only rising
- * and below `next` in a compacted segment). Damaged records after the last good one are returned
- * as a torn tail when `tornIsOk` (the last segment); all other damage goes to onDamage as fatal.
- */
-export async function walkSegment(
-  segment: Segment,
-  onDamage: (damage: Damage) => void,
-  onEvent: (event: ReplayedEvent, line: Uint8Array) => void,
-  { next, tornIsOk = false, afterChunk }: SegmentContext = {},
-): Promise<SegmentRead> {
-  let expected = segment.first;
-  // Damaged records not yet followed by a good one: a torn tail if nothing good follows.
-  let pending: Damage[] = [];
-  const damage = (line: number, offset: number, problem: string): Damage => ({
-    file: segment.path,
-    line,
-    offset,
-    problem,
-    fatal: true,
-  });
-  const file = await Deno.open(segment.path, { read: true });
-  try {
-    const { end, rest, lines } = await readLines(file, (line, offset, lineNumber, text) => {
-      let event: ReplayedEvent;
-      try {
-        event = decodeReplayed(line, text);
-      } catch (error) {
-        if (!(error instanceof CorruptRecordError)) throw error;
-        pending.push(damage(lineNumber, offset, error.message));
-        return;
-      }
-      // After damaged records the seq resumes wherever the next good record is.
-      const resync = pending.length > 0;
-      if (resync) {
-        for (const found of pending) onDamage(found);
-        pending = [];
-      }
-      const inOrder = segment.compacted || resync
-        ? event.seq >= expected && (next === undefined || event.seq < next.first)
-        : event.seq === expected;
-      if (!inOrder) {
-        onDamage(
-          damage(lineNumber, offset, `sequence ${event.seq} where ${expected} was expected`),
-        );
-      }
-      expected = event.seq + 1;
-      onEvent(event, line);
-    }, afterChunk);
-    if (rest.length > 0) pending.push(damage(lines + 1, end, "Record has no newline"));
-    if (tornIsOk) return { end, torn: pending[0], tornDamage: pending };
-    for (const found of pending) onDamage(found);
-    return { end, tornDamage: [] };
-  } finally {
-    file.close();
-  }
 }

@@ -1,3 +1,4 @@
+import { io } from "../../lib/io_error.ts";
 import {
   bodyText,
   CorruptRecordError,
@@ -32,12 +33,14 @@ export async function listSnapshots(dataDir: string): Promise<SnapshotInfo[]> {
   const dir = `${dataDir}/${SNAPSHOT_DIR}`;
   const found: SnapshotInfo[] = [];
   try {
-    for await (const entry of Deno.readDir(dir)) {
-      const match = SNAPSHOT_NAME.exec(entry.name);
-      if (entry.isFile && match !== null) {
-        found.push({ path: `${dir}/${entry.name}`, seq: Number(match[1]) });
+    await io("listing", dir, async () => {
+      for await (const entry of Deno.readDir(dir)) {
+        const match = SNAPSHOT_NAME.exec(entry.name);
+        if (entry.isFile && match !== null) {
+          found.push({ path: `${dir}/${entry.name}`, seq: Number(match[1]) });
+        }
       }
-    }
+    });
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
@@ -55,7 +58,7 @@ export async function writeSnapshot(
   records: Iterable<string>,
 ): Promise<SnapshotInfo> {
   const dir = `${dataDir}/${SNAPSHOT_DIR}`;
-  await Deno.mkdir(dir, { recursive: true });
+  await io("opening", dir, () => Deno.mkdir(dir, { recursive: true }));
   const name = snapshotName(seq);
   await writeAtomically(dir, name, async (file) => {
     await writeAll(file, encodeLine({ kind: "snapshot", format: 1, seq }));
@@ -86,36 +89,41 @@ export async function readSnapshot(
   info: SnapshotInfo,
   onRecord: (record: string, data: string | undefined) => void,
 ): Promise<void> {
-  const file = await Deno.open(info.path, { read: true });
+  const file = await io("opening", info.path, () => Deno.open(info.path, { read: true }));
   let count = 0;
   let atHeader = true;
   // Each line is handed over when the next arrives, so the last one is held back as the footer.
   let held: SplitText | undefined;
   try {
-    const { rest } = await readLines(file, (line, _offset, lineNumber) => {
-      let record: SplitText;
-      try {
-        record = splitLineText(line, "data") ?? { head: bodyText(line), member: "" };
-      } catch (error) {
-        if (error instanceof CorruptRecordError) {
-          throw new CorruptSnapshotError(info.path, `line ${lineNumber}: ${error.message}`);
-        }
-        throw error;
-      }
-      if (atHeader) {
-        const header = parseRecord(info, record.head);
-        if (header.kind !== "snapshot" || header.seq !== info.seq) {
-          throw new CorruptSnapshotError(info.path, "the header does not match the file name");
-        }
-        atHeader = false;
-        return;
-      }
-      if (held !== undefined) {
-        count++;
-        onRecord(held.head, held.member === "" ? undefined : held.member);
-      }
-      held = record;
-    });
+    const { rest } = await io(
+      "reading",
+      info.path,
+      () =>
+        readLines(file, (line, _offset, lineNumber) => {
+          let record: SplitText;
+          try {
+            record = splitLineText(line, "data") ?? { head: bodyText(line), member: "" };
+          } catch (error) {
+            if (error instanceof CorruptRecordError) {
+              throw new CorruptSnapshotError(info.path, `line ${lineNumber}: ${error.message}`);
+            }
+            throw error;
+          }
+          if (atHeader) {
+            const header = parseRecord(info, record.head);
+            if (header.kind !== "snapshot" || header.seq !== info.seq) {
+              throw new CorruptSnapshotError(info.path, "the header does not match the file name");
+            }
+            atHeader = false;
+            return;
+          }
+          if (held !== undefined) {
+            count++;
+            onRecord(held.head, held.member === "" ? undefined : held.member);
+          }
+          held = record;
+        }),
+    );
     const end = held === undefined ? undefined : parseRecord(info, held.head);
     if (rest.length > 0 || end?.kind !== "end") {
       throw new CorruptSnapshotError(info.path, "it is incomplete (no end marker)");
@@ -146,6 +154,6 @@ function parseRecord(info: SnapshotInfo, body: string): Record<string, unknown> 
 
 /** Removes a snapshot file durably. */
 export async function removeSnapshot(info: SnapshotInfo): Promise<void> {
-  await Deno.remove(info.path);
+  await io("removing", info.path, () => Deno.remove(info.path));
   await syncDirectory(info.path.slice(0, info.path.lastIndexOf("/")));
 }

@@ -1,5 +1,6 @@
 import { listSegments } from "./segments.ts";
-import { type Damage, walkSegments } from "./segment_walk.ts";
+import { walkSegments } from "./segment_walk.ts";
+import type { Damage } from "./segment_read.ts";
 import { CorruptSnapshotError, listSnapshots, readSnapshot } from "./snapshot_file.ts";
 
 /** One problem found in DATA_DIR; `fatal` ones make the server refuse to start. */

@@ -1,4 +1,5 @@
 import { LOG_DIR, segmentName } from "../../../src/store/jsonl/data_dir_layout.ts";
+import { listSegments } from "../../../src/store/jsonl/segments.ts";
 import assert from "node:assert/strict";
 import type { CustomerEvent } from "../../../src/domain/events.ts";
 import { encodeEvent } from "../../../src/store/jsonl/event_codec.ts";
@@ -89,8 +90,12 @@ async function openReplayed(dir: string, options: JsonlStoreOptions = {}) {
 }
 
 /** Writes count events through the store and closes it; returns what the store acknowledged. */
-async function seedLog(dir: string, count: number): Promise<StoredEvent[]> {
-  const { store } = await openReplayed(dir);
+async function seedLog(
+  dir: string,
+  count: number,
+  options: JsonlStoreOptions = {},
+): Promise<StoredEvent[]> {
+  const { store } = await openReplayed(dir, options);
   const stored = await store.append(makeEvents(1, count));
   await store.close();
   return stored;
@@ -148,7 +153,10 @@ Deno.test("concurrent appends share syncs and none resolves before its sync has 
     let durableSeq = 0; // highest seq on disk when a sync that has since returned began
     const sync = async (file: Deno.FsFile) => {
       syncCalls++;
-      const onDisk = (await Deno.readTextFile(path)).trim().split("\n").filter(Boolean);
+      const onDisk = (await Deno.readTextFile(path)).trim().split("\n")
+        .filter((line) =>
+          line !== "" && !line.startsWith('{"log_format"') && !line.startsWith('{"commit"')
+        );
       const highestWritten = onDisk.length === 0 ? 0 : JSON.parse(onDisk.at(-1)!).seq;
       await new Promise<void>((release) => gates.push(release));
       await file.syncData();
@@ -272,10 +280,11 @@ for (const { kind, tail } of TORN_TAILS) {
   });
 }
 
-Deno.test("a damaged line followed by valid lines fails replay naming line and byte offset", async () => {
+Deno.test("a damaged line followed by valid lines, beyond the unsynced bound of the end, fails replay naming line and byte offset", async () => {
   await withTempDir(async (dir) => {
     const path = `${dir}/${LOG_FILE}`;
-    await seedLog(dir, 5);
+    // A 300-byte bound: line 3 on lies farther than that from the end (a torn batch could not).
+    await seedLog(dir, 5, { unsyncedMaxBytes: 300 });
     const bytes = await Deno.readFile(path);
     const offset = byteOffsetOfLine(bytes, 3);
     const damaged = bytes.slice();
@@ -293,15 +302,17 @@ Deno.test("a damaged line followed by valid lines fails replay naming line and b
   });
 });
 
-Deno.test("a sequence gap followed by valid lines fails replay as damage", async () => {
+Deno.test("a sequence gap followed by valid lines, beyond the unsynced bound of the end, fails replay as damage", async () => {
   await withTempDir(async (dir) => {
     const path = `${dir}/${LOG_FILE}`;
-    await seedLog(dir, 5);
+    // A 300-byte bound: line 3 on lies farther than that from the end (a torn batch could not).
+    await seedLog(dir, 5, { unsyncedMaxBytes: 300 });
     const bytes = await Deno.readFile(path);
-    const offset = byteOffsetOfLine(bytes, 3);
+    // Line 1 is the segment header: line 4 holds seq 3.
+    const offset = byteOffsetOfLine(bytes, 4);
     const withoutThird = new Uint8Array([
       ...bytes.subarray(0, offset),
-      ...bytes.subarray(byteOffsetOfLine(bytes, 4)),
+      ...bytes.subarray(byteOffsetOfLine(bytes, 5)),
     ]);
     await Deno.writeFile(path, withoutThird);
 
@@ -310,7 +321,7 @@ Deno.test("a sequence gap followed by valid lines fails replay as damage", async
       store.replay(() => {}),
       (error) =>
         error instanceof CorruptLogError &&
-        error.message.includes(`line 3 (byte offset ${offset})`) &&
+        error.message.includes(`line 4 (byte offset ${offset})`) &&
         error.message.includes("sequence 4 where 3 was expected"),
     );
     await store.close();
@@ -341,5 +352,39 @@ Deno.test("append before replay is rejected and writes nothing", async () => {
     await assert.rejects(store.append([makeEvent(1)]), /Replay the log before appending/);
     await store.close();
     assert.deepEqual([...Deno.readDirSync(`${dir}/${LOG_DIR}`)], [], "no segment was written");
+  });
+});
+
+Deno.test("a writer with another unsynced bound never appends to a segment whose header states the old one", async () => {
+  await withTempDir(async (dir) => {
+    await seedLog(dir, 2, { unsyncedMaxBytes: 4096 });
+    const { store } = await openReplayed(dir, { unsyncedMaxBytes: 8192 });
+    await store.append([makeEvent(3)]);
+    await store.close();
+    const segments = (await listSegments(dir)).map((segment) => segment.first);
+    assert.deepEqual(segments, [1, 3], "the third event went into the old segment");
+    const header = (await Deno.readTextFile(`${dir}/${LOG_DIR}/${segmentName(3)}`)).split("\n")[0];
+    assert.match(header, /"unsynced_max_bytes":8192/);
+    const reopened = await openReplayed(dir, { unsyncedMaxBytes: 8192 });
+    assert.deepEqual(seqsOf(reopened.events), [1, 2, 3]);
+    await reopened.store.close();
+  });
+});
+
+Deno.test("in format 2, damage beginning farther from the end than the unsynced bound is refused even with nothing good after it", async () => {
+  await withTempDir(async (dir) => {
+    const path = `${dir}/${LOG_FILE}`;
+    await seedLog(dir, 5, { unsyncedMaxBytes: 300 });
+    const bytes = await Deno.readFile(path);
+    // Zeros from line 4 (seq 3) to the end: far more than 300 bytes, so no power cut.
+    const offset = byteOffsetOfLine(bytes, 4);
+    bytes.fill(0, offset);
+    await Deno.writeFile(path, bytes);
+    const store = await JsonlEventStore.open(dir, { unsyncedMaxBytes: 300 });
+    const error = await store.replay(() => {}).catch((error) => error);
+    assert.ok(error instanceof CorruptLogError, String(error));
+    assert.match(error.message, new RegExp(`line 4 \\(byte offset ${offset}\\)`));
+    await store.close();
+    assert.deepEqual(await Deno.readFile(path), bytes, "a refused log is left untouched");
   });
 });

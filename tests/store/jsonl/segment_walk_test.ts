@@ -1,36 +1,14 @@
 /** Startup, `deno task verify` and compaction read the log through one walk: they judge alike. */
 import assert from "node:assert/strict";
-import { encodeEvent } from "../../../src/store/jsonl/event_codec.ts";
-import { LOG_DIR, segmentName } from "../../../src/store/jsonl/data_dir_layout.ts";
 import { JsonlEventStore } from "../../../src/store/jsonl/jsonl_store.ts";
 import { CompactionPolicy } from "../../../src/store/jsonl/compaction_policy.ts";
 import { writeSnapshot } from "../../../src/store/jsonl/snapshot_file.ts";
 import { verifyDataDir } from "../../../src/store/jsonl/verify_log.ts";
-import type { StoredEvent } from "../../../src/store/event_store.ts";
 import { CorruptLogError } from "../../../src/store/store_errors.ts";
 import { createLogger } from "../../../src/ops/log.ts";
-import { created } from "../../support/events.ts";
 import { runVerify } from "../../support/data_dir.ts";
+import { damageLine, writeSegment } from "../../support/log_fixtures.ts";
 import { ContractSource } from "../contract_source.ts";
-
-/** Writes a segment holding events with these seqs (valid, checksummed lines). */
-async function writeSegment(dir: string, first: number, seqs: number[], compacted = false) {
-  await Deno.mkdir(`${dir}/${LOG_DIR}`, { recursive: true });
-  const lines = seqs.map((seq) => encodeEvent({ ...created(seq), seq } as StoredEvent));
-  const bytes = new Uint8Array(lines.reduce((n, line) => n + line.length, 0));
-  lines.reduce((at, line) => (bytes.set(line, at), at + line.length), 0);
-  await Deno.writeFile(`${dir}/${LOG_DIR}/${segmentName(first, compacted)}`, bytes);
-}
-
-/** Flips a byte in the middle of a segment's `line`-th line (1-based). */
-async function damageLine(dir: string, first: number, line: number) {
-  const path = `${dir}/${LOG_DIR}/${segmentName(first)}`;
-  const bytes = await Deno.readFile(path);
-  let start = 0;
-  for (let i = 1; i < line; i++) start = bytes.indexOf(0x0a, start) + 1;
-  bytes[start + 20] ^= 0x01;
-  await Deno.writeFile(path, bytes);
-}
 
 /** Starts as the server does (newest snapshot, then the log); the error's message if it refuses. */
 async function startup(dir: string): Promise<string | undefined> {
