@@ -1,0 +1,108 @@
+import type { EventStore } from "../store/event_store.ts";
+import { TooManyStreamsError } from "./feed_errors.ts";
+import type { FeedReader, PageRequest } from "./feed_reader.ts";
+import { bookmarkFrame, eventFrame, HEARTBEAT_FRAME } from "./sse_frames.ts";
+
+/** How streams behave; the intervals are injectable so tests can shorten them. */
+export interface StreamOptions {
+  /** MAX_STREAMS: open streams beyond it answer 503. */
+  maxStreams: number;
+  /** A heartbeat comment (or a bookmark) at least this often; at most 15 s. */
+  heartbeatMs?: number;
+  /** Heartbeats in a row a consumer may leave its buffer full before it is closed. */
+  stalledBeats?: number;
+}
+
+/** Chunks (each at most one page of PAGE events) queued per stream before the reader waits. */
+const BUFFER_CHUNKS = 16;
+const PAGE = 100;
+
+/**
+ * The open Server-Sent Events streams. Each is pulled: the log is read only when the consumer
+ * has room, so a slow one holds at most BUFFER_CHUNKS pages; one stalled for `stalledBeats`
+ * heartbeats is closed (it resumes with Last-Event-ID).
+ */
+export class EventStreams {
+  #open = new Set<AbortController>();
+  #store: EventStore;
+  #reader: FeedReader;
+  #options: Required<StreamOptions>;
+
+  constructor(store: EventStore, reader: FeedReader, options: StreamOptions) {
+    this.#store = store;
+    this.#reader = reader;
+    this.#options = { heartbeatMs: 15_000, stalledBeats: 4, ...options };
+  }
+
+  /** How many streams are open. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** Closes every stream (at shutdown); clients reconnect with Last-Event-ID. */
+  closeAll(): void {
+    for (const stream of this.#open) stream.abort();
+  }
+
+  /** Opens a stream of frames after `request.after`; throws TooManyStreamsError at the cap. */
+  open(request: PageRequest, signal: AbortSignal): ReadableStream<Uint8Array> {
+    if (this.#open.size >= this.#options.maxStreams) {
+      throw new TooManyStreamsError(this.#options.maxStreams);
+    }
+    const stop = new AbortController();
+    this.#open.add(stop);
+    const encoder = new TextEncoder();
+    let position = request.after;
+    let sent = request.after;
+    let stalled = 0;
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const finish = () => {
+      clearInterval(timer);
+      this.#open.delete(stop);
+      if (!stop.signal.aborted) stop.abort();
+    };
+    signal.addEventListener("abort", () => stop.abort(), { once: true });
+    return new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        const close = () => {
+          finish();
+          try {
+            controller.close();
+          } catch {
+            // Already closed or errored.
+          }
+        };
+        stop.signal.addEventListener("abort", close, { once: true });
+        timer = setInterval(() => {
+          if ((controller.desiredSize ?? 0) <= 0) {
+            if (++stalled >= this.#options.stalledBeats) close();
+            return;
+          }
+          stalled = 0;
+          // A bookmark doubles as the heartbeat when filters skipped events since the last frame.
+          const frame = position > sent ? bookmarkFrame(position) : HEARTBEAT_FRAME;
+          sent = position;
+          controller.enqueue(encoder.encode(frame));
+        }, this.#options.heartbeatMs);
+      },
+      pull: async (controller) => {
+        while (!stop.signal.aborted) {
+          const page = await this.#reader.read({ ...request, after: position, limit: PAGE });
+          position = page.lastSeq;
+          if (page.events.length > 0) {
+            controller.enqueue(encoder.encode(page.events.map(eventFrame).join("")));
+            sent = position;
+            return;
+          }
+          if (page.hasMore) continue;
+          try {
+            await this.#store.waitForCommit(position, stop.signal);
+          } catch {
+            return;
+          }
+        }
+      },
+      cancel: finish,
+    }, { highWaterMark: BUFFER_CHUNKS });
+  }
+}
