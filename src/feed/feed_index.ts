@@ -49,7 +49,8 @@ export class FeedIndex {
 
   /** The first seq whose event is not older than `cutoffMs` (indexedSeq + 1 when none is). */
   oldestSince(cutoffMs: number): number {
-    const cutoff = Math.ceil(cutoffMs / 1000);
+    // Times are whole seconds: an event is kept up to a second longer, never dropped early.
+    const cutoff = Math.floor(cutoffMs / 1000);
     let low = 0;
     let high = this.#indexed;
     while (low < high) {
