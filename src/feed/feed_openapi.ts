@@ -2,6 +2,7 @@ import { READ_SCOPE } from "../auth/scopes.ts";
 import type { ApiDescription } from "../http/api_module.ts";
 import { operation, param, schema, withHead } from "../openapi/openapi_operation.ts";
 import { headersOf } from "../openapi/openapi_responses.ts";
+import { FEED_SCHEMAS } from "./feed_schemas.ts";
 import { PUBLIC_EVENT_TYPES } from "./public_event.ts";
 
 const query = (name: string, description: string, schemaOf: unknown) => ({
@@ -61,7 +62,6 @@ const PARAMETERS: Record<string, unknown> = {
 };
 
 const customer = { $ref: "#/components/schemas/Customer" };
-const ULID = "^[0-9A-HJKMNP-TV-Z]{26}$";
 
 /** The feed module's part of the OpenAPI document: the feed, stream tokens and history. */
 export const FEED_API: ApiDescription = {
@@ -72,63 +72,7 @@ export const FEED_API: ApiDescription = {
   scopes: { [READ_SCOPE]: "allows GET and HEAD" },
   components: {
     parameters: PARAMETERS,
-    schemas: {
-      Event: {
-        type: "object",
-        description: "One committed change, the same in the feed, in history and in webhooks.",
-        required: ["seq", "type", "time", "customer_id", "version", "actor", "request_id", "data"],
-        additionalProperties: false,
-        properties: {
-          seq: { type: "integer", minimum: 1 },
-          type: { type: "string", enum: [...PUBLIC_EVENT_TYPES] },
-          time: { type: "string", format: "date-time" },
-          customer_id: { type: "string", pattern: ULID },
-          version: { type: "integer", minimum: 1 },
-          actor: { type: "string" },
-          request_id: { type: "string" },
-          data: { oneOf: [customer, { type: "null" }] },
-        },
-        examples: [{
-          seq: 131,
-          type: "customer.deleted",
-          time: "2026-01-02T03:04:05.678Z",
-          customer_id: "01J0000000000000000000000A",
-          version: 3,
-          actor: "alice",
-          request_id: "req-1",
-          data: null,
-        }],
-      },
-      FeedPage: {
-        type: "object",
-        required: ["data", "last_seq", "has_more"],
-        additionalProperties: false,
-        properties: {
-          data: { type: "array", items: schema("Event") },
-          last_seq: { type: "integer", minimum: 0 },
-          has_more: { type: "boolean" },
-        },
-      },
-      HistoryPage: {
-        type: "object",
-        required: ["data", "has_more"],
-        additionalProperties: false,
-        properties: {
-          data: { type: "array", items: schema("Event") },
-          has_more: { type: "boolean" },
-        },
-      },
-      StreamToken: {
-        type: "object",
-        required: ["token", "expires_in", "expires_at"],
-        additionalProperties: false,
-        properties: {
-          token: { type: "string" },
-          expires_in: { type: "integer", minimum: 0, maximum: 60 },
-          expires_at: { type: "string", format: "date-time" },
-        },
-      },
-    },
+    schemas: FEED_SCHEMAS,
   },
   paths: {
     "/api/events": {
