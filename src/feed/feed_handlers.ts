@@ -23,9 +23,9 @@ export interface FeedHandlerDeps {
 export function feedHandlers(deps: FeedHandlerDeps) {
   return {
     async events(request: Request, context: HandlerContext): Promise<Response> {
-      const query = parseFeedQuery(context.url.search);
-      await deps.index.ready;
       const stream = (request.headers.get("accept") ?? "").includes("text/event-stream");
+      const query = parseFeedQuery(context.url.search, stream);
+      await deps.index.ready;
       // Last-Event-ID wins over after: a reconnecting EventSource resumes where it stopped.
       const resume = stream ? parseLastEventId(request.headers.get("last-event-id")) : undefined;
       const page: PageRequest = { ...query, after: deps.reader.start(resume ?? query.after) };

@@ -27,13 +27,18 @@ const REPEATABLE = new Set(["type"]);
  * the customer list does. `access_token` is accepted here only for the event stream (see
  * stream_tokens.ts), which authenticates it before this runs.
  */
-export function parseFeedQuery(search: string): FeedQuery {
+export function parseFeedQuery(search: string, stream = false): FeedQuery {
   const params = new URLSearchParams(search);
   const seen = new Set<string>();
   for (const name of params.keys()) {
     if (!KNOWN.has(name)) {
       throw new BadRequestError(
         `Unknown query parameter "${name}"; use after, limit, type, customer_id or wait`,
+      );
+    }
+    if (name === "access_token" && !stream) {
+      throw new BadRequestError(
+        "access_token is accepted only by the event stream (Accept: text/event-stream)",
       );
     }
     if (seen.has(name) && !REPEATABLE.has(name)) {

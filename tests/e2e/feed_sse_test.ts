@@ -151,6 +151,7 @@ Deno.test("a stream token works as ?access_token= on the event stream only, and 
   const anonymous = new ApiClient(server.url, null);
   assertProblem(await anonymous.get(`/api/events?access_token=${streamToken}`), 401);
   assertProblem(await anonymous.get(`/api/customers?access_token=${streamToken}`), 401);
+  assertProblem(await api.get(`/api/events?access_token=${streamToken}`), 400);
   assertProblem(await new ApiClient(server.url, streamToken).get("/api/customers"), 401);
   const forged = await openStream(`${server.url}/api/events?access_token=${streamToken}x`);
   assert.equal(forged.status, 401);

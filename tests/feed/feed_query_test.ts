@@ -40,6 +40,7 @@ Deno.test("bad, unknown or repeated feed parameters are a BadRequestError quotin
       ["customer_id=x", /customer_id "x"/],
       ["cursor=abc", /Unknown query parameter "cursor"/],
       ["wait=1&wait=2", /"wait" is given twice/],
+      ["access_token=st1.x.y", /only by the event stream/],
     ] as const
   ) {
     assert.throws(() => parseFeedQuery(search), (error: Error) => {
@@ -55,4 +56,8 @@ Deno.test("Last-Event-ID is a seq; absent or empty means none, anything else is 
   assert.equal(parseLastEventId(""), undefined);
   assert.equal(parseLastEventId("42"), 42);
   assert.throws(() => parseLastEventId("abc"), BadRequestError);
+});
+
+Deno.test("access_token is a parameter of the event stream only", () => {
+  assert.equal(parseFeedQuery("access_token=st1.x.y", true).limit, 100);
 });
