@@ -26,23 +26,28 @@ const READ_BATCH = 1000;
 
 /** Reads feed pages from the store: bounded scans, the index for one customer, retention. */
 export class FeedReader {
-  constructor(
-    private readonly store: EventStore,
-    private readonly index: FeedIndex,
-    private readonly retentionMs: number,
-    private readonly clock: () => number = Date.now,
-  ) {}
+  #store: EventStore;
+  #index: FeedIndex;
+  #retentionMs: number;
+  #clock: () => number;
+
+  constructor(store: EventStore, index: FeedIndex, retentionMs: number, clock = Date.now) {
+    this.#store = store;
+    this.#index = index;
+    this.#retentionMs = retentionMs;
+    this.#clock = clock;
+  }
 
   /** The first seq still served (older events are past EVENT_RETENTION). */
   oldestSeq(): number {
-    return this.index.oldestSince(this.clock() - this.retentionMs);
+    return this.#index.oldestSince(this.#clock() - this.#retentionMs);
   }
 
   /** Where to start: `after`, or just before the oldest retained event; 410 when expired. */
   start(after: number | undefined): number {
     const oldest = this.oldestSeq();
     if (after === undefined || after === 0) return Math.max(after ?? 0, oldest - 1);
-    if (after < oldest - 1) throw new CursorExpiredError(after, oldest, this.store.lastSeq);
+    if (after < oldest - 1) throw new CursorExpiredError(after, oldest, this.#store.lastSeq);
     return after;
   }
 
@@ -54,18 +59,18 @@ export class FeedReader {
         : await this.#customer(request, request.customerId);
     } catch (error) {
       if (!(error instanceof LogTruncatedError)) throw error;
-      throw new CursorExpiredError(request.after, error.oldestSeq, this.store.lastSeq);
+      throw new CursorExpiredError(request.after, error.oldestSeq, this.#store.lastSeq);
     }
   }
 
   async #scan(request: PageRequest): Promise<FeedPage> {
-    const head = this.store.lastSeq;
+    const head = this.#store.lastSeq;
     const events: ReplayedEvent[] = [];
     let position = request.after;
     let scanned = 0;
     while (scanned < SCAN_BUDGET) {
       const want = request.types.size === 0 ? request.limit - events.length : READ_BATCH;
-      const batch = await this.store.readFrom(position, want);
+      const batch = await this.#store.readFrom(position, want);
       for (const event of batch) {
         scanned++;
         position = event.seq;
@@ -81,12 +86,12 @@ export class FeedReader {
   }
 
   async #customer(request: PageRequest, id: string): Promise<FeedPage> {
-    const head = this.index.indexedSeq;
-    const seqs = this.index.seqsOf(id);
+    const head = this.#index.indexedSeq;
+    const seqs = this.#index.seqsOf(id);
     const events: ReplayedEvent[] = [];
     let position = request.after;
     for (let i = firstAfter(seqs, request.after); i < seqs.length; i++) {
-      const [event] = await this.store.readFrom(seqs[i] - 1, 1);
+      const [event] = await this.#store.readFrom(seqs[i] - 1, 1);
       position = seqs[i];
       // An erased event is skipped by the store; what came back then is another one.
       if (event?.seq !== seqs[i]) continue;
@@ -99,7 +104,7 @@ export class FeedReader {
   }
 
   #page(events: ReplayedEvent[], position: number): FeedPage {
-    return { events, lastSeq: position, hasMore: position < this.store.lastSeq };
+    return { events, lastSeq: position, hasMore: position < this.#store.lastSeq };
   }
 }
 

@@ -1,7 +1,7 @@
 /** Contract §8: the change feed: order, paging, filters, last_seq, long poll, Log-Seq, no noise. */
 import assert from "node:assert/strict";
 import { ApiClient, assertProblem, newCustomer } from "../support/api.ts";
-import { startServer } from "../support/server.ts";
+import { makeDataDir, removeDir, startServer } from "../support/server.ts";
 import { makeToken } from "../support/tokens.ts";
 
 const MERGE_PATCH = "application/merge-patch+json";
@@ -169,4 +169,68 @@ Deno.test("every answer of /api/customers and /api/events carries Log-Seq; a no-
 
   const removed = await api.delete(`/api/customers/${id}`);
   assert.equal(removed.headers.get("log-seq"), "2");
+});
+
+Deno.test("a consumer following the feed through a restart ends with exactly GET /api/customers", async () => {
+  const dataDir = await makeDataDir();
+  try {
+    const token = await makeToken();
+    let server = await startServer({ dataDir });
+    let api = new ApiClient(server.url, token);
+    const replica = new Map<string, Event>();
+    let after = 0;
+    /** Reads the feed up to `until` (or until it is empty), applying each event to the replica. */
+    const follow = async (until = Infinity) => {
+      while (after < until) {
+        const res = await api.get(`/api/events?after=${after}&limit=500`).catch(() => null);
+        if (res?.status !== 200) return;
+        for (const event of res.body.data) {
+          if (event.data === null) replica.delete(event.customer_id);
+          else replica.set(event.customer_id, event.data);
+        }
+        after = res.body.last_seq;
+        if (!res.body.has_more && until === Infinity) return;
+      }
+    };
+    const write = async (stopAt: number) => {
+      const mine: string[] = [];
+      while (Date.now() < stopAt) {
+        const pick = mine.length === 0 ? 0 : Math.floor(Math.random() * 3);
+        const id = mine[Math.floor(Math.random() * mine.length)];
+        const res = pick === 0
+          ? await api.post("/api/customers", { json: newCustomer() }).catch(() => null)
+          : pick === 1
+          ? await api.patch(`/api/customers/${id}`, {
+            json: { name: `N ${Math.random()}` },
+            contentType: MERGE_PATCH,
+          }).catch(() => null)
+          : await api.delete(`/api/customers/${id}`).catch(() => null);
+        if (res === null) return;
+        if (pick === 0 && res.status === 201) mine.push(res.body.id);
+        if (pick === 2 && res.status === 204) mine.splice(mine.indexOf(id), 1);
+      }
+    };
+    for (let life = 0; life < 2; life++) {
+      const stopAt = Date.now() + 2_000;
+      const writers = Array.from({ length: 8 }, () => write(stopAt));
+      while (Date.now() < stopAt) await follow();
+      await Promise.all(writers);
+      if (life === 0) {
+        await server.stop();
+        server = await startServer({ dataDir });
+        api = new ApiClient(server.url, token);
+      }
+    }
+    const list = await api.get("/api/customers?limit=1");
+    await follow(Number(list.headers.get("log-seq")));
+    const all = await api.listAll();
+    assert.ok(all.length > 0);
+    assert.deepEqual(
+      [...replica.values()].sort((a, b) => a.id < b.id ? -1 : 1),
+      all,
+    );
+    await server.stop();
+  } finally {
+    await removeDir(dataDir);
+  }
 });
