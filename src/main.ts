@@ -75,6 +75,8 @@ async function main(): Promise<void> {
   const persistence = new CompactionPolicy(store, service, log, {
     snapshotEvery: config.snapshotEvery,
     eraseWithinMs: config.eraseWithinSeconds * 1000,
+    // Compaction starts only once the app (and so the feed below) exists.
+    onCompacted: () => feed.erased(),
   });
   service.addCommitListener(() => metrics.eventsAppended(1));
   service.addCommitListener((event) => persistence.noteCommit(event));

@@ -2,6 +2,7 @@ import type { EventStore, ReplayedEvent } from "../store/event_store.ts";
 import { LogTruncatedError } from "../store/store_errors.ts";
 import type { FeedIndex } from "./feed_index.ts";
 import { CursorExpiredError } from "./feed_errors.ts";
+import { RecentEvents } from "./recent_events.ts";
 
 /** What a page is read with: a position and the filters. */
 export interface PageRequest {
@@ -27,15 +28,22 @@ const READ_BATCH = 1000;
 /** Reads feed pages from the store: bounded scans, the index for one customer, retention. */
 export class FeedReader {
   #store: EventStore;
+  #recent: RecentEvents;
   #index: FeedIndex;
   #retentionMs: number;
   #clock: () => number;
 
   constructor(store: EventStore, index: FeedIndex, retentionMs: number, clock = Date.now) {
     this.#store = store;
+    this.#recent = new RecentEvents(store);
     this.#index = index;
     this.#retentionMs = retentionMs;
     this.#clock = clock;
+  }
+
+  /** Forgets the cached recent events, after a compaction erased some from the log. */
+  forgetCached(): void {
+    this.#recent.clear();
   }
 
   /** The first seq still served (older events are past EVENT_RETENTION). */
@@ -70,7 +78,7 @@ export class FeedReader {
     let scanned = 0;
     while (scanned < SCAN_BUDGET) {
       const want = request.types.size === 0 ? request.limit - events.length : READ_BATCH;
-      const batch = await this.#store.readFrom(position, want);
+      const batch = await this.#recent.readFrom(position, want);
       for (const event of batch) {
         scanned++;
         position = event.seq;
@@ -91,7 +99,7 @@ export class FeedReader {
     const events: ReplayedEvent[] = [];
     let position = request.after;
     for (let i = firstAfter(seqs, request.after); i < seqs.length; i++) {
-      const [event] = await this.#store.readFrom(seqs[i] - 1, 1);
+      const [event] = await this.#recent.readFrom(seqs[i] - 1, 1);
       position = seqs[i];
       // An erased event is skipped by the store; what came back then is another one.
       if (event?.seq !== seqs[i]) continue;

@@ -30,6 +30,8 @@ export interface FeedModule {
   module: ApiModule;
   index: FeedIndex;
   streams: EventStreams;
+  /** Call after a compaction: events it erased must not be served from memory either. */
+  erased(): void;
   stop(): void;
 }
 
@@ -67,6 +69,7 @@ export function feedModule(deps: FeedModuleDeps): FeedModule {
     module,
     index,
     streams,
+    erased: () => reader.forgetCached(),
     stop: () => {
       shutdown.abort();
       streams.closeAll();

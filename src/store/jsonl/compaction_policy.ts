@@ -19,6 +19,8 @@ export interface CompactionOptions {
   snapshotEvery: number;
   /** After a delete, compact (and so erase the customer's data) within this many milliseconds. */
   eraseWithinMs: number;
+  /** Called after each compaction, so caches of the log forget the events it erased. */
+  onCompacted?: () => void;
 }
 
 /**
@@ -139,6 +141,7 @@ export class CompactionPolicy implements StoreMaintenance {
         if (end <= previous.seq) await removeSegment(this.#store.dataDir, segment);
       }
     }
+    this.#options.onCompacted?.();
     this.#log.info("compaction done", {
       snapshot_seq: seq,
       events_erased: dropped,
