@@ -1,7 +1,18 @@
 import type { EventStore } from "../store/event_store.ts";
 import { TooManyStreamsError } from "./feed_errors.ts";
 import type { FeedReader, PageRequest } from "./feed_reader.ts";
+import type { ReplayedEvent } from "../store/event_store.ts";
 import { bookmarkFrame, eventFrame, HEARTBEAT_FRAME } from "./sse_frames.ts";
+
+const encoder = new TextEncoder();
+/** Each event's frame is encoded once however many streams send it (the events are cached). */
+const frames = new WeakMap<ReplayedEvent, Uint8Array>();
+
+function frameBytes(event: ReplayedEvent): Uint8Array {
+  let bytes = frames.get(event);
+  if (bytes === undefined) frames.set(event, bytes = encoder.encode(eventFrame(event)));
+  return bytes;
+}
 
 /** How streams behave; the intervals are injectable so tests can shorten them. */
 export interface StreamOptions {
@@ -13,13 +24,13 @@ export interface StreamOptions {
   stalledBeats?: number;
 }
 
-/** Chunks (each at most one page of PAGE events) queued per stream before the reader waits. */
-const BUFFER_CHUNKS = 16;
+/** Frames queued per stream before the log is read again for it (a page may add PAGE more). */
+const BUFFER_FRAMES = 256;
 const PAGE = 100;
 
 /**
  * The open Server-Sent Events streams. Each is pulled: the log is read only when the consumer
- * has room, so a slow one holds at most BUFFER_CHUNKS pages; one stalled for `stalledBeats`
+ * has room, so a slow one holds at most BUFFER_FRAMES + PAGE frames; one stalled for `stalledBeats`
  * heartbeats is closed (it resumes with Last-Event-ID).
  */
 export class EventStreams {
@@ -51,7 +62,6 @@ export class EventStreams {
     }
     const stop = new AbortController();
     this.#open.add(stop);
-    const encoder = new TextEncoder();
     let position = request.after;
     let sent = request.after;
     let stalled = 0;
@@ -90,7 +100,7 @@ export class EventStreams {
           const page = await this.#reader.read({ ...request, after: position, limit: PAGE });
           position = page.lastSeq;
           if (page.events.length > 0) {
-            controller.enqueue(encoder.encode(page.events.map(eventFrame).join("")));
+            for (const event of page.events) controller.enqueue(frameBytes(event));
             sent = position;
             return;
           }
@@ -103,6 +113,6 @@ export class EventStreams {
         }
       },
       cancel: finish,
-    }, { highWaterMark: BUFFER_CHUNKS });
+    }, { highWaterMark: BUFFER_FRAMES });
   }
 }
