@@ -22,15 +22,17 @@ export interface StreamOptions {
   heartbeatMs?: number;
   /** Heartbeats in a row a consumer may leave its buffer full before it is closed. */
   stalledBeats?: number;
+  /** How long a woken stream waits for more commits before reading (batches the writes). */
+  coalesceMs?: number;
 }
 
-/** Frames queued per stream before the log is read again for it (a page may add PAGE more). */
-const BUFFER_FRAMES = 256;
+/** Chunks (each one page of at most PAGE events) queued per stream before the log is read again. */
+const BUFFER_CHUNKS = 16;
 const PAGE = 100;
 
 /**
  * The open Server-Sent Events streams. Each is pulled: the log is read only when the consumer
- * has room, so a slow one holds at most BUFFER_FRAMES + PAGE frames; one stalled for `stalledBeats`
+ * has room, so a slow one holds at most BUFFER_CHUNKS pages; one stalled for `stalledBeats`
  * heartbeats is closed (it resumes with Last-Event-ID).
  */
 export class EventStreams {
@@ -42,7 +44,7 @@ export class EventStreams {
   constructor(store: EventStore, reader: FeedReader, options: StreamOptions) {
     this.#store = store;
     this.#reader = reader;
-    this.#options = { heartbeatMs: 15_000, stalledBeats: 4, ...options };
+    this.#options = { heartbeatMs: 15_000, stalledBeats: 4, coalesceMs: 10, ...options };
   }
 
   /** How many streams are open. */
@@ -98,21 +100,35 @@ export class EventStreams {
       pull: async (controller) => {
         while (!stop.signal.aborted) {
           const page = await this.#reader.read({ ...request, after: position, limit: PAGE });
+          if (stop.signal.aborted) return;
           position = page.lastSeq;
           if (page.events.length > 0) {
-            for (const event of page.events) controller.enqueue(frameBytes(event));
+            const bytes = page.events.map(frameBytes);
+            controller.enqueue(bytes.length === 1 ? bytes[0] : concat(bytes));
             sent = position;
             return;
           }
           if (page.hasMore) continue;
           try {
             await this.#store.waitForCommit(position, stop.signal);
+            // Commits close together go out as one read and one write per stream.
+            await new Promise((resolve) => setTimeout(resolve, this.#options.coalesceMs));
           } catch {
             return;
           }
         }
       },
       cancel: finish,
-    }, { highWaterMark: BUFFER_FRAMES });
+    }, { highWaterMark: BUFFER_CHUNKS });
   }
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
 }
