@@ -2,6 +2,7 @@ import type { EventStore } from "../store/event_store.ts";
 import { TooManyStreamsError } from "./feed_errors.ts";
 import type { FeedReader, PageRequest } from "./feed_reader.ts";
 import type { ReplayedEvent } from "../store/event_store.ts";
+import { HeadFanOut } from "./head_fanout.ts";
 import { bookmarkFrame, eventFrame, HEARTBEAT_FRAME } from "./sse_frames.ts";
 
 const encoder = new TextEncoder();
@@ -39,12 +40,14 @@ export class EventStreams {
   #open = new Set<AbortController>();
   #store: EventStore;
   #reader: FeedReader;
+  #fanOut: HeadFanOut;
   #options: Required<StreamOptions>;
 
   constructor(store: EventStore, reader: FeedReader, options: StreamOptions) {
     this.#store = store;
     this.#reader = reader;
     this.#options = { heartbeatMs: 15_000, stalledBeats: 4, coalesceMs: 10, ...options };
+    this.#fanOut = new HeadFanOut(store, reader, this.#options.coalesceMs);
   }
 
   /** How many streams are open. */
@@ -54,7 +57,42 @@ export class EventStreams {
 
   /** Closes every stream (at shutdown); clients reconnect with Last-Event-ID. */
   closeAll(): void {
+    this.#fanOut.close();
     for (const stream of this.#open) stream.abort();
+  }
+
+  /**
+   * Subscribes a caught-up stream to the head reader; resolves true once it leaves again (no
+   * room, or closed), false at once when it is not at the head.
+   */
+  #atHead(
+    request: PageRequest,
+    controller: ReadableStreamDefaultController<Uint8Array>,
+    stop: AbortSignal,
+    position: number,
+    moved: (seq: number, delivered: boolean) => void,
+  ): Promise<boolean> {
+    return new Promise((resolve) => {
+      const subscriber = {
+        deliver: (events: readonly ReplayedEvent[], head: number) => {
+          if (stop.aborted) return false;
+          const wanted = events.filter((event) => matches(request, event)).map(frameBytes);
+          if (wanted.length > 0) {
+            controller.enqueue(wanted.length === 1 ? wanted[0] : concat(wanted));
+          }
+          moved(head, wanted.length > 0);
+          if ((controller.desiredSize ?? 0) > 0) return true;
+          resolve(true);
+          return false;
+        },
+        release: () => resolve(true),
+      };
+      if (!this.#fanOut.join(subscriber, position)) return resolve(false);
+      stop.addEventListener("abort", () => {
+        this.#fanOut.leave(subscriber);
+        resolve(true);
+      }, { once: true });
+    });
   }
 
   /** Opens a stream of frames after `request.after`; throws TooManyStreamsError at the cap. */
@@ -109,9 +147,20 @@ export class EventStreams {
             return;
           }
           if (page.hasMore) continue;
+          // Caught up: the shared head reader hands it every later commit while it keeps up.
+          const joined = await this.#atHead(
+            request,
+            controller,
+            stop.signal,
+            position,
+            (seq, d) => {
+              position = seq;
+              if (d) sent = seq;
+            },
+          );
+          if (joined) return;
           try {
             await this.#store.waitForCommit(position, stop.signal);
-            // Commits close together go out as one read and one write per stream.
             await new Promise((resolve) => setTimeout(resolve, this.#options.coalesceMs));
           } catch {
             return;
@@ -131,4 +180,10 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
     offset += part.length;
   }
   return joined;
+}
+
+/** Whether an event passes a stream's filters. */
+function matches(request: PageRequest, event: ReplayedEvent): boolean {
+  return (request.types.size === 0 || request.types.has(event.type)) &&
+    (request.customerId === undefined || event.id === request.customerId);
 }
