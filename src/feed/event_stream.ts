@@ -1,19 +1,9 @@
 import type { EventStore } from "../store/event_store.ts";
 import { TooManyStreamsError } from "./feed_errors.ts";
-import type { FeedReader, PageRequest } from "./feed_reader.ts";
+import { type FeedReader, matches, type PageRequest } from "./feed_reader.ts";
 import type { ReplayedEvent } from "../store/event_store.ts";
 import { HeadFanOut } from "./head_fanout.ts";
-import { bookmarkFrame, eventFrame, HEARTBEAT_FRAME } from "./sse_frames.ts";
-
-const encoder = new TextEncoder();
-/** Each event's frame is encoded once however many streams send it (the events are cached). */
-const frames = new WeakMap<ReplayedEvent, Uint8Array>();
-
-function frameBytes(event: ReplayedEvent): Uint8Array {
-  let bytes = frames.get(event);
-  if (bytes === undefined) frames.set(event, bytes = encoder.encode(eventFrame(event)));
-  return bytes;
-}
+import { bookmarkFrame, concat, frameBytes, HEARTBEAT_FRAME } from "./sse_frames.ts";
 
 /** How streams behave; the intervals are injectable so tests can shorten them. */
 export interface StreamOptions {
@@ -26,6 +16,8 @@ export interface StreamOptions {
   /** How long a woken stream waits for more commits before reading (batches the writes). */
   coalesceMs?: number;
 }
+
+const encoder = new TextEncoder();
 
 /** Chunks (each one page of at most PAGE events) queued per stream before the log is read again. */
 const BUFFER_CHUNKS = 16;
@@ -170,20 +162,4 @@ export class EventStreams {
       cancel: finish,
     }, { highWaterMark: BUFFER_CHUNKS });
   }
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
-}
-
-/** Whether an event passes a stream's filters. */
-function matches(request: PageRequest, event: ReplayedEvent): boolean {
-  return (request.types.size === 0 || request.types.has(event.type)) &&
-    (request.customerId === undefined || event.id === request.customerId);
 }

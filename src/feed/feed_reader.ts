@@ -127,3 +127,9 @@ export function firstAfter(seqs: readonly number[], after: number): number {
   }
   return low;
 }
+
+/** Whether an event passes a stream's filters. */
+export function matches(request: PageRequest, event: ReplayedEvent): boolean {
+  return (request.types.size === 0 || request.types.has(event.type)) &&
+    (request.customerId === undefined || event.id === request.customerId);
+}
