@@ -25,6 +25,9 @@ import { CustomerProjection } from "./read_model/projection.ts";
 import { CustomerService } from "./customers/customer_service.ts";
 import { customerModule } from "./customers/customer_routes.ts";
 import { JsonlEventStore } from "./store/jsonl/jsonl_store.ts";
+import { feedModule } from "./feed/feed_routes.ts";
+import { withLogSeq } from "./feed/log_seq.ts";
+import { acceptingStreamTokens, StreamTokens } from "./feed/stream_tokens.ts";
 
 function writeStdout(bytes: Uint8Array): void {
   let written = 0;
@@ -78,6 +81,8 @@ async function main(): Promise<void> {
     snapshotEvery: config.snapshotEvery,
     eraseWithinMs: config.eraseWithinSeconds * 1000,
     onOutcome: (error) => error === undefined ? maintenance.succeeded() : maintenance.failed(error),
+    // Compaction starts only once the app (and so the feed below) exists.
+    onCompacted: () => feed.erased(),
   });
   service.addCommitListener(() => metrics.eventsAppended(1));
   service.addCommitListener((event) => persistence.noteCommit(event));
@@ -87,21 +92,39 @@ async function main(): Promise<void> {
   );
   /** Request lines are batched: one write per 50 ms instead of a syscall per request. */
   const logRequests = config.logLevel === "debug" || config.logLevel === "info";
+  // Stream tokens are keyed from the shared secret when there is one, so replicas agree.
+  const streamTokens = new StreamTokens(key instanceof Uint8Array ? key : undefined);
+  const feed = feedModule({
+    store,
+    onCommit: (listener) => service.addCommitListener(listener),
+    isLive: (id) => service.isLive(id),
+    tokens: streamTokens,
+    retentionMs: config.eventRetentionMs,
+    maxStreams: config.maxStreams,
+  });
+  const appliedSeq = () => service.appliedSeq;
   const app = createHandler({
     modules: [
-      customerModule({
-        service,
-        maxBodyBytes: config.maxBodyBytes,
-        bodyTimeoutMs: config.bodyTimeoutMs,
-      }),
+      withLogSeq(
+        customerModule({
+          service,
+          maxBodyBytes: config.maxBodyBytes,
+          bodyTimeoutMs: config.bodyTimeoutMs,
+        }),
+        appliedSeq,
+      ),
+      withLogSeq(feed.module, appliedSeq),
     ],
-    authenticate: createAuthenticator({
-      key,
-      algorithms,
-      issuer: config.jwtIssuer,
-      audience: config.jwtAudience,
-      cache: new TokenCache<Principal>(),
-    }),
+    authenticate: acceptingStreamTokens(
+      streamTokens,
+      createAuthenticator({
+        key,
+        algorithms,
+        issuer: config.jwtIssuer,
+        audience: config.jwtAudience,
+        cache: new TokenCache<Principal>(),
+      }),
+    ),
     publicUrl: config.publicUrl,
     onError: (error, requestId) =>
       log.error("unexpected error", { request_id: requestId, error: String(error) }),
@@ -120,6 +143,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
+    // Open streams and long polls end first, or the listener would wait for them.
+    feed.stop();
     await listener?.close();
     // During the replay nothing was written: the lock goes with the process.
     if (ready) {

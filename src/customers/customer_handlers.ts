@@ -2,7 +2,7 @@ import { isUlid } from "../domain/customer.ts";
 import { customerText } from "../read_model/customer_text.ts";
 import type { CustomerRecord } from "../read_model/projection.ts";
 import { CustomerNotFoundError } from "../domain/errors.ts";
-import type { CustomerService } from "./customer_service.ts";
+import type { CustomerService, WriteContext } from "./customer_service.ts";
 import type { HandlerContext } from "../http/api_module.ts";
 import { JSON_TYPE } from "../http/media_types.ts";
 import { DEFAULT_BODY_TIMEOUT_MS, readJsonBody } from "../http/body.ts";
@@ -20,7 +20,7 @@ export function customerHandlers(
   maxBodyBytes: number,
   bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
 ) {
-  const writeContext = (context: HandlerContext) => ({
+  const writeContext = (context: HandlerContext): WriteContext => ({
     actor: context.principal.sub,
     requestId: context.requestId,
   });
@@ -55,8 +55,9 @@ export function customerHandlers(
         throw new BadRequestError("Idempotency-Key must be 1 to 255 printable ASCII characters");
       }
       const body = await readJsonBody(request, JSON_BODY, maxBodyBytes, bodyTimeoutMs);
-      const { customer, replayed } = await service.create(body, writeContext(context), key);
-      const response = customerResponse(customerText(customer), customer.version, 201);
+      const write = writeContext(context);
+      const { customer, replayed } = await service.create(body, write, key);
+      const response = customerResponse(customerText(customer), customer.version, 201, write);
       response.headers.set("location", `/api/customers/${customer.id}`);
       if (replayed) response.headers.set("idempotent-replayed", "true");
       return response;
@@ -73,20 +74,24 @@ export function customerHandlers(
     async replace(request: Request, context: HandlerContext): Promise<Response> {
       const { id, body, expected, write } = await readChange(request, context, JSON_BODY);
       const customer = await service.replace(id, body, expected, write);
-      return customerResponse(customerText(customer), customer.version, 200);
+      return customerResponse(customerText(customer), customer.version, 200, write);
     },
 
     async patch(request: Request, context: HandlerContext): Promise<Response> {
       const { id, body, expected, write } = await readChange(request, context, PATCH_BODY);
       const customer = await service.patch(id, body, expected, write);
-      return customerResponse(customerText(customer), customer.version, 200);
+      return customerResponse(customerText(customer), customer.version, 200, write);
     },
 
     async remove(request: Request, context: HandlerContext): Promise<Response> {
       const id = live(service, context.params.id).id;
       const expected = parseIfMatch(request.headers.get("if-match"));
-      await service.delete(id, expected, writeContext(context));
-      return new Response(null, { status: 204 });
+      const write = writeContext(context);
+      await service.delete(id, expected, write);
+      return new Response(null, {
+        status: 204,
+        headers: { "log-seq": String(write.committedSeq) },
+      });
     },
   };
 }
@@ -98,9 +103,14 @@ function live(service: CustomerService, id: string | undefined): CustomerRecord 
   return record;
 }
 
-function customerResponse(json: string, version: number, status: number): Response {
-  return new Response(json, {
-    status,
-    headers: { "content-type": JSON_TYPE, etag: etag(version) },
-  });
+/** A customer answer; after a write, `Log-Seq` names the write's own event (contract §8). */
+function customerResponse(
+  json: string,
+  version: number,
+  status: number,
+  write?: WriteContext,
+): Response {
+  const headers: Record<string, string> = { "content-type": JSON_TYPE, etag: etag(version) };
+  if (write?.committedSeq !== undefined) headers["log-seq"] = String(write.committedSeq);
+  return new Response(json, { status, headers });
 }

@@ -22,6 +22,8 @@ import { requestHash } from "./request_hash.ts";
 export interface WriteContext {
   actor: string;
   requestId: string;
+  /** Set by the service: the seq of the write's own event, or the applied seq when none was written. */
+  committedSeq?: number;
 }
 
 /** What the service is built from; time and ids are injected so tests can fix them. */
@@ -160,21 +162,22 @@ export class CustomerService implements SnapshotSource {
   /** Creates a customer; with an idempotency key, a repeat answers the first result again. */
   async create(body: unknown, context: WriteContext, key?: string): Promise<CreateResult> {
     if (key === undefined) {
-      const event = await this.#commit({ type: "CreateCustomer", body }, context);
-      return { customer: event.data!, replayed: false };
+      const customer = await this.#commit({ type: "CreateCustomer", body }, context);
+      return { customer: customer!, replayed: false };
     }
     const hash = requestHash(body);
     const earlier = this.#idempotency.lookup(context.actor, key, this.#clock());
     if (earlier !== undefined) {
       if (earlier.requestHash !== hash) throw new IdempotencyKeyReusedError();
+      context.committedSeq = this.#appliedSeq;
       return { customer: earlier.customer, replayed: true };
     }
     if (this.#idempotency.isInFlight(context.actor, key)) throw new IdempotencyKeyInFlightError();
     this.#idempotency.begin(context.actor, key);
     try {
       const meta = { idempotency_key: key, request_hash: hash };
-      const event = await this.#commit({ type: "CreateCustomer", body }, context, meta);
-      return { customer: event.data!, replayed: false };
+      const customer = await this.#commit({ type: "CreateCustomer", body }, context, meta);
+      return { customer: customer!, replayed: false };
     } finally {
       this.#idempotency.release(context.actor, key);
     }
@@ -187,8 +190,7 @@ export class CustomerService implements SnapshotSource {
     expectedVersions: ExpectedVersions | undefined,
     context: WriteContext,
   ): Promise<Customer> {
-    return (await this.#commit({ type: "ReplaceCustomer", id, body, expectedVersions }, context))
-      .data!;
+    return (await this.#commit({ type: "ReplaceCustomer", id, body, expectedVersions }, context))!;
   }
 
   /** Applies a JSON merge patch. */
@@ -198,8 +200,7 @@ export class CustomerService implements SnapshotSource {
     expectedVersions: ExpectedVersions | undefined,
     context: WriteContext,
   ): Promise<Customer> {
-    return (await this.#commit({ type: "PatchCustomer", id, patch, expectedVersions }, context))
-      .data!;
+    return (await this.#commit({ type: "PatchCustomer", id, patch, expectedVersions }, context))!;
   }
 
   /** Deletes a customer. */
@@ -211,13 +212,26 @@ export class CustomerService implements SnapshotSource {
     await this.#commit({ type: "DeleteCustomer", id, expectedVersions }, context);
   }
 
-  /** Decides synchronously (so concurrent commands see each other), then waits for durability. */
+  /**
+   * Decides synchronously (so concurrent commands see each other), then waits for durability;
+   * resolves with the customer after the change (undefined after a delete).
+   */
   async #commit(
     command: CustomerCommand,
     context: WriteContext,
     extra: Partial<EventMeta> = {},
-  ): Promise<CustomerEvent> {
-    const event = decide(command, this.#pending, this.#context);
+  ): Promise<Customer | undefined> {
+    let event = decide(command, this.#pending, this.#context);
+    if (event === undefined) {
+      const id = (command as { id: string }).id;
+      const durable = this.get(id);
+      // A change still in flight is not answered before it is durable: then the no-op is written.
+      if (durable !== undefined && durable.version === this.#pending.get(id)?.version) {
+        context.committedSeq = this.#appliedSeq;
+        return durable;
+      }
+      event = forcedUpdate(this.#pending.get(id)!, this.#context.now());
+    }
     const meta: EventMeta = { actor: context.actor, request_id: context.requestId, ...extra };
     // Serialised once: the log line, the read model and the response all use this text.
     const json = event.data === null ? undefined : customerText(event.data);
@@ -226,7 +240,8 @@ export class CustomerService implements SnapshotSource {
       const [stored] = await this.#store.append([{ ...event, ...meta, dataJson: json }]);
       this.#apply(stored, json ?? null, event.data ?? undefined);
       for (const listener of this.#commitListeners) listener(stored);
-      return stored;
+      context.committedSeq = stored.seq;
+      return event.data ?? undefined;
     } finally {
       this.#pending.release(event);
     }
@@ -247,4 +262,11 @@ export class CustomerService implements SnapshotSource {
       });
     }
   }
+}
+
+/** An update event that keeps the fields: used only when a no-op races a change in flight. */
+function forcedUpdate(current: Customer, time: string): CustomerEvent {
+  const version = current.version + 1;
+  const data: Customer = { ...current, updated_at: time, version };
+  return { type: "customer.updated", id: current.id, version, time, data };
 }

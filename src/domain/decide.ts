@@ -1,4 +1,9 @@
-import type { CustomerCommand, ExpectedVersions } from "./commands.ts";
+import type {
+  CreateCustomer,
+  CustomerCommand,
+  DeleteCustomer,
+  ExpectedVersions,
+} from "./commands.ts";
 import { type Customer, type CustomerInput, emailKey, mutableFields } from "./customer.ts";
 import {
   CustomerNotFoundError,
@@ -27,12 +32,26 @@ export interface DecideContext {
   newId(): string;
 }
 
-/** Decides which events a command causes, or throws the domain error that forbids it. */
+/** Decides the event a create or delete causes, or throws the domain error that forbids it. */
+export function decide(
+  command: CreateCustomer | DeleteCustomer,
+  state: CustomerState,
+  context: DecideContext,
+): CustomerEvent;
+/**
+ * Decides which event a command causes, or throws the domain error that forbids it; undefined
+ * when a replace or patch changes nothing (no event, the version stays).
+ */
 export function decide(
   command: CustomerCommand,
   state: CustomerState,
   context: DecideContext,
-): CustomerEvent {
+): CustomerEvent | undefined;
+export function decide(
+  command: CustomerCommand,
+  state: CustomerState,
+  context: DecideContext,
+): CustomerEvent | undefined {
   switch (command.type) {
     case "CreateCustomer": {
       const input = parseCustomerInput(command.body);
@@ -102,7 +121,9 @@ function updated(
   current: Customer,
   input: CustomerInput,
   context: DecideContext,
-): CustomerEvent {
+): CustomerEvent | undefined {
+  // No noise: a change to the same fields is no change (contract §8).
+  if (sameValue(mutableFields(current), input)) return undefined;
   assertEmailFree(state, input.email, current.id);
   const version = current.version + 1;
   const time = context.now();
@@ -119,4 +140,18 @@ function updated(
 function assertEmailFree(state: CustomerState, email: string, self: string | undefined): void {
   const owner = state.emailOwner(emailKey(email));
   if (owner !== undefined && owner !== self) throw new EmailTakenError(email);
+}
+
+/** Deep equality of JSON values; object member order does not count. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left).filter((key) => left[key] !== undefined);
+  if (keys.length !== Object.keys(right).filter((key) => right[key] !== undefined).length) {
+    return false;
+  }
+  return keys.every((key) => sameValue(left[key], right[key]));
 }

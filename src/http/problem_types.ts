@@ -7,6 +7,11 @@ import {
   VersionMismatchError,
 } from "../domain/errors.ts";
 import {
+  CursorExpiredError,
+  TooManyStreamsError,
+  VersionExpiredError,
+} from "../feed/feed_errors.ts";
+import {
   StorageFullError,
   StoreError,
   StoreUnavailableError,
@@ -103,6 +108,14 @@ const ROWS = {
   ),
   "email-taken": row(409, "Email already in use", on(EmailTakenError)),
   "idempotency-key-in-flight": row(409, "Request in flight", on(IdempotencyKeyInFlightError)),
+  "cursor-expired": row(
+    410,
+    "Cursor expired",
+    on(CursorExpiredError, {
+      members: { oldest_seq: (error) => error.oldestSeq, last_seq: (error) => error.lastSeq },
+    }),
+  ),
+  "version-expired": row(410, "Version past retention", on(VersionExpiredError)),
   "body-timeout": row(408, "Request body timed out", on(BodyTimeoutError)),
   "precondition-failed": row(412, "Precondition failed", on(VersionMismatchError)),
   "body-too-large": row(413, "Request body too large", on(BodyTooLargeError)),
@@ -143,6 +156,11 @@ const ROWS = {
     503,
     "Background maintenance failing",
     on(MaintenanceFailingError, { headers: { "Retry-After": () => "60" } }),
+  ),
+  "too-many-streams": row(
+    503,
+    "Too many event streams",
+    on(TooManyStreamsError, { headers: { "Retry-After": () => "5" } }),
   ),
   "storage-unavailable": row(
     503,

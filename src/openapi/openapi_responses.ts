@@ -33,6 +33,11 @@ export const HEADERS: Record<string, Schema> = {
     required: true,
     schema: { type: "string", pattern: "^/api/customers/[0-9A-HJKMNP-TV-Z]{26}$" },
   },
+  "Log-Seq": {
+    description: "The seq of the newest event the answer reflects; for a write, its own event.",
+    required: true,
+    schema: { type: "string", pattern: "^[0-9]{1,16}$" },
+  },
   "Link": {
     description: 'The next page, when there is one: `<…>; rel="next"` (RFC 8288).',
     required: false,
@@ -139,6 +144,9 @@ export function problemResponses(
 const MEMBER_SCHEMAS: Record<string, Schema> = {
   // A validation problem lists every broken rule (contract §5).
   errors: { type: "array", items: { $ref: "#/components/schemas/Violation" }, minItems: 1 },
+  // A cursor-expired problem says where the feed begins and ends now (contract §8).
+  oldest_seq: { type: "integer", minimum: 1 },
+  last_seq: { type: "integer", minimum: 0 },
 };
 
 /** Requires, for the one type of a group that has members, those members. */

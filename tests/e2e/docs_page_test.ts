@@ -57,8 +57,9 @@ Deno.test({
         const op = item[method];
         const section = shown.get(`${method} ${path}`);
         assert.ok(section?.visible, `${method.toUpperCase()} ${path} is not shown`);
+        // A parameter's name, not its component's key (the feed's `after` is `feed_after`).
         const parameters = [...item.parameters ?? [], ...op.parameters ?? []]
-          .map((parameter) => parameter.$ref.split("/").pop());
+          .map((parameter) => document.components.parameters[parameter.$ref.split("/").pop()].name);
         const expected = [method.toUpperCase(), path, op.summary, ...parameters];
         for (const text of [...expected, ...Object.keys(op.responses)]) {
           assert.ok(section.text.includes(text), `${method} ${path} does not show "${text}"`);

@@ -24,6 +24,11 @@ import {
   ServiceStartingError,
   UnsupportedMediaTypeError,
 } from "../../src/http/errors.ts";
+import {
+  CursorExpiredError,
+  TooManyStreamsError,
+  VersionExpiredError,
+} from "../../src/feed/feed_errors.ts";
 import { problemResponse } from "../../src/http/problem.ts";
 import {
   PROBLEM_TYPES,
@@ -65,6 +70,9 @@ const SAMPLES: Error[] = [
   new StoreUnavailableError(new Error("ECONNREFUSED")),
   new StoreError("any other store failure"),
   new StorageFullError(new Error("ENOSPC")),
+  new CursorExpiredError(3, 10, 20),
+  new VersionExpiredError("x", 1),
+  new TooManyStreamsError(1000),
 ];
 
 Deno.test("every error class of the problem table answers its row's status, title and type", async () => {
@@ -114,10 +122,16 @@ Deno.test("a header only some of a group's errors send is optional, one all send
   assert.deepEqual(of("origin-not-allowed"), { always: [], sometimes: [] });
 });
 
-Deno.test("only a validation problem carries members beyond RFC 9457's: errors", () => {
+Deno.test("only a validation problem (errors) and an expired cursor (oldest_seq, last_seq) carry members beyond RFC 9457's", async () => {
   const withMembers = Object.values(PROBLEM_TYPES).filter((type) =>
     problemMembers(type.slug as ProblemSlug).length > 0
   );
-  assert.deepEqual(withMembers.map((type) => type.slug), ["validation-error"]);
+  assert.deepEqual(withMembers.map((type) => type.slug).sort(), [
+    "cursor-expired",
+    "validation-error",
+  ]);
   assert.deepEqual(problemMembers("validation-error"), ["errors"]);
+  assert.deepEqual(problemMembers("cursor-expired"), ["oldest_seq", "last_seq"]);
+  const body = await problemResponse(new CursorExpiredError(3, 10, 20), "req-1").json();
+  assert.deepEqual([body.status, body.oldest_seq, body.last_seq], [410, 10, 20]);
 });

@@ -22,6 +22,8 @@ export interface CompactionOptions {
   eraseWithinMs: number;
   /** Told how each background compaction ended: undefined when it succeeded, else the error. */
   onOutcome?: (error: unknown) => void;
+  /** Called after each compaction, so caches of the log forget the events it erased. */
+  onCompacted?: () => void;
 }
 
 /**
@@ -163,6 +165,7 @@ export class CompactionPolicy implements StoreMaintenance {
         if (end <= previous.seq) await removeSegment(this.#store.dataDir, segment);
       }
     }
+    this.#options.onCompacted?.();
     this.#log.info("compaction done", {
       snapshot_seq: seq,
       events_erased: dropped,

@@ -1,0 +1,165 @@
+import type { EventStore } from "../store/event_store.ts";
+import { TooManyStreamsError } from "./feed_errors.ts";
+import { type FeedReader, matches, type PageRequest } from "./feed_reader.ts";
+import type { ReplayedEvent } from "../store/event_store.ts";
+import { HeadFanOut } from "./head_fanout.ts";
+import { bookmarkFrame, concat, frameBytes, HEARTBEAT_FRAME } from "./sse_frames.ts";
+
+/** How streams behave; the intervals are injectable so tests can shorten them. */
+export interface StreamOptions {
+  /** MAX_STREAMS: open streams beyond it answer 503. */
+  maxStreams: number;
+  /** A heartbeat comment (or a bookmark) at least this often; at most 15 s. */
+  heartbeatMs?: number;
+  /** Heartbeats in a row a consumer may leave its buffer full before it is closed. */
+  stalledBeats?: number;
+  /** How long a woken stream waits for more commits before reading (batches the writes). */
+  coalesceMs?: number;
+}
+
+const encoder = new TextEncoder();
+
+/** Chunks (each one page of at most PAGE events) queued per stream before the log is read again. */
+const BUFFER_CHUNKS = 16;
+const PAGE = 100;
+
+/**
+ * The open Server-Sent Events streams. Each is pulled: the log is read only when the consumer
+ * has room, so a slow one holds at most BUFFER_CHUNKS pages; one stalled for `stalledBeats`
+ * heartbeats is closed (it resumes with Last-Event-ID).
+ */
+export class EventStreams {
+  #open = new Set<AbortController>();
+  #store: EventStore;
+  #reader: FeedReader;
+  #fanOut: HeadFanOut;
+  #options: Required<StreamOptions>;
+
+  constructor(store: EventStore, reader: FeedReader, options: StreamOptions) {
+    this.#store = store;
+    this.#reader = reader;
+    this.#options = { heartbeatMs: 15_000, stalledBeats: 4, coalesceMs: 10, ...options };
+    this.#fanOut = new HeadFanOut(store, reader, this.#options.coalesceMs);
+  }
+
+  /** How many streams are open. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** Closes every stream (at shutdown); clients reconnect with Last-Event-ID. */
+  closeAll(): void {
+    this.#fanOut.close();
+    for (const stream of this.#open) stream.abort();
+  }
+
+  /**
+   * Subscribes a caught-up stream to the head reader; resolves true once it leaves again (no
+   * room, or closed), false at once when it is not at the head.
+   */
+  #atHead(
+    request: PageRequest,
+    controller: ReadableStreamDefaultController<Uint8Array>,
+    stop: AbortSignal,
+    position: number,
+    moved: (seq: number, delivered: boolean) => void,
+  ): Promise<boolean> {
+    return new Promise((resolve) => {
+      const subscriber = {
+        deliver: (events: readonly ReplayedEvent[], head: number) => {
+          if (stop.aborted) return false;
+          const wanted = events.filter((event) => matches(request, event)).map(frameBytes);
+          if (wanted.length > 0) {
+            controller.enqueue(wanted.length === 1 ? wanted[0] : concat(wanted));
+          }
+          moved(head, wanted.length > 0);
+          if ((controller.desiredSize ?? 0) > 0) return true;
+          resolve(true);
+          return false;
+        },
+        release: () => resolve(true),
+      };
+      if (!this.#fanOut.join(subscriber, position)) return resolve(false);
+      stop.addEventListener("abort", () => {
+        this.#fanOut.leave(subscriber);
+        resolve(true);
+      }, { once: true });
+    });
+  }
+
+  /** Opens a stream of frames after `request.after`; throws TooManyStreamsError at the cap. */
+  open(request: PageRequest, signal: AbortSignal): ReadableStream<Uint8Array> {
+    if (this.#open.size >= this.#options.maxStreams) {
+      throw new TooManyStreamsError(this.#options.maxStreams);
+    }
+    const stop = new AbortController();
+    this.#open.add(stop);
+    let position = request.after;
+    let sent = request.after;
+    let stalled = 0;
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const finish = () => {
+      clearInterval(timer);
+      this.#open.delete(stop);
+      if (!stop.signal.aborted) stop.abort();
+    };
+    signal.addEventListener("abort", () => stop.abort(), { once: true });
+    return new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        const close = () => {
+          finish();
+          try {
+            controller.close();
+          } catch {
+            // Already closed or errored.
+          }
+        };
+        stop.signal.addEventListener("abort", close, { once: true });
+        timer = setInterval(() => {
+          if ((controller.desiredSize ?? 0) <= 0) {
+            if (++stalled >= this.#options.stalledBeats) close();
+            return;
+          }
+          stalled = 0;
+          // A bookmark doubles as the heartbeat when filters skipped events since the last frame.
+          const frame = position > sent ? bookmarkFrame(position) : HEARTBEAT_FRAME;
+          sent = position;
+          controller.enqueue(encoder.encode(frame));
+        }, this.#options.heartbeatMs);
+      },
+      pull: async (controller) => {
+        while (!stop.signal.aborted) {
+          const page = await this.#reader.read({ ...request, after: position, limit: PAGE });
+          if (stop.signal.aborted) return;
+          position = page.lastSeq;
+          if (page.events.length > 0) {
+            const bytes = page.events.map(frameBytes);
+            controller.enqueue(bytes.length === 1 ? bytes[0] : concat(bytes));
+            sent = position;
+            return;
+          }
+          if (page.hasMore) continue;
+          // Caught up: the shared head reader hands it every later commit while it keeps up.
+          const joined = await this.#atHead(
+            request,
+            controller,
+            stop.signal,
+            position,
+            (seq, d) => {
+              position = seq;
+              if (d) sent = seq;
+            },
+          );
+          if (joined) return;
+          try {
+            await this.#store.waitForCommit(position, stop.signal);
+            await new Promise((resolve) => setTimeout(resolve, this.#options.coalesceMs));
+          } catch {
+            return;
+          }
+        }
+      },
+      cancel: finish,
+    }, { highWaterMark: BUFFER_CHUNKS });
+  }
+}

@@ -1,0 +1,78 @@
+import { READ_SCOPE } from "../auth/scopes.ts";
+import type { ApiModule, Handler } from "../http/api_module.ts";
+import type { EventStore } from "../store/event_store.ts";
+import { EventStreams } from "./event_stream.ts";
+import { feedHandlers } from "./feed_handlers.ts";
+import { FeedIndex } from "./feed_index.ts";
+import { FEED_API } from "./feed_openapi.ts";
+import { FeedReader } from "./feed_reader.ts";
+import { historyHandlers } from "./history_handlers.ts";
+import type { StreamTokens } from "./stream_tokens.ts";
+
+/** What the feed module is built from. */
+export interface FeedModuleDeps {
+  store: EventStore;
+  /** Registers a listener called after each durable, applied commit. */
+  onCommit: (listener: (event: { seq: number; id: string; time: string }) => void) => void;
+  isLive: (id: string) => boolean;
+  tokens: StreamTokens;
+  /** EVENT_RETENTION in ms. */
+  retentionMs: number;
+  /** MAX_STREAMS. */
+  maxStreams: number;
+  /** For tests: a shorter heartbeat. */
+  heartbeatMs?: number;
+  clock?: () => number;
+}
+
+/** The feed module and its stop: closes streams and ends long polls (at shutdown). */
+export interface FeedModule {
+  module: ApiModule;
+  index: FeedIndex;
+  streams: EventStreams;
+  /** Call after a compaction: events it erased must not be served from memory either. */
+  erased(): void;
+  stop(): void;
+}
+
+const read = (handler: Handler) => ({ scope: READ_SCOPE, handler });
+
+/** The change feed, its event stream, stream tokens and customer history (contract §8, §9). */
+export function feedModule(deps: FeedModuleDeps): FeedModule {
+  const index = new FeedIndex(deps.store);
+  deps.onCommit((event) => index.add(event));
+  const reader = new FeedReader(deps.store, index, deps.retentionMs, deps.clock);
+  const streams = new EventStreams(deps.store, reader, {
+    maxStreams: deps.maxStreams,
+    ...(deps.heartbeatMs === undefined ? {} : { heartbeatMs: deps.heartbeatMs }),
+  });
+  const shutdown = new AbortController();
+  const feed = feedHandlers({
+    store: deps.store,
+    index,
+    reader,
+    streams,
+    tokens: deps.tokens,
+    shutdown: shutdown.signal,
+  });
+  const history = historyHandlers({ store: deps.store, index, reader, isLive: deps.isLive });
+  const module: ApiModule = {
+    ...FEED_API,
+    routes: [
+      { pathname: "/api/events", methods: { GET: read(feed.events) } },
+      { pathname: "/api/events/stream-tokens", methods: { POST: read(feed.streamToken) } },
+      { pathname: "/api/customers/:id/history", methods: { GET: read(history.history) } },
+      { pathname: "/api/customers/:id/versions/:n", methods: { GET: read(history.version) } },
+    ],
+  };
+  return {
+    module,
+    index,
+    streams,
+    erased: () => reader.forgetCached(),
+    stop: () => {
+      shutdown.abort();
+      streams.closeAll();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/** The event stream's timing and token rules, in process with short intervals and a fake clock. */
+import assert from "node:assert/strict";
+import { monotonicFactory } from "ulid";
+import { createHandler } from "../../src/app.ts";
+import { createAuthenticator } from "../../src/auth/authenticator.ts";
+import { SECRET_ALGORITHMS } from "../../src/auth/key_sources.ts";
+import { customerModule } from "../../src/customers/customer_routes.ts";
+import { CustomerService } from "../../src/customers/customer_service.ts";
+import { feedModule } from "../../src/feed/feed_routes.ts";
+import { acceptingStreamTokens, StreamTokens } from "../../src/feed/stream_tokens.ts";
+import { CustomerProjection } from "../../src/read_model/projection.ts";
+import { MemoryEventStore } from "../../src/store/memory/memory_event_store.ts";
+
+const SECRET = new TextEncoder().encode("event-stream-test-secret-0123456789-abcdef");
+
+/** A handler over a memory store with the feed module; `now` drives the stream tokens' clock. */
+async function setUp(heartbeatMs: number, clock: { now: number }) {
+  const store = new MemoryEventStore();
+  const service = new CustomerService({
+    store,
+    projection: new CustomerProjection(),
+    clock: Date.now,
+    newId: monotonicFactory(),
+  });
+  await service.replay();
+  const tokens = new StreamTokens(SECRET, 1_000, () => clock.now);
+  const feed = feedModule({
+    store,
+    onCommit: (listener) => service.addCommitListener(listener),
+    isLive: (id) => service.isLive(id),
+    tokens,
+    retentionMs: 86_400_000,
+    maxStreams: 10,
+    heartbeatMs,
+  });
+  const handler = createHandler({
+    modules: [customerModule({ service, maxBodyBytes: 4096 }), feed.module],
+    authenticate: acceptingStreamTokens(
+      tokens,
+      createAuthenticator({ key: SECRET, algorithms: SECRET_ALGORITHMS }),
+    ),
+  });
+  return { handler, feed, tokens, store };
+}
+
+const streamRequest = (token: string) =>
+  new Request(`http://x/api/events?access_token=${token}`, {
+    headers: { accept: "text/event-stream" },
+  });
+
+Deno.test("an idle stream sends a heartbeat comment every heartbeat interval", async () => {
+  const { handler, feed, tokens } = await setUp(50, { now: Date.now() });
+  const response = await handler(streamRequest(tokens.mint("alice").token));
+  assert.equal(response.status, 200);
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const started = performance.now();
+  const { value } = await reader.read();
+  assert.equal(value, ": heartbeat\n\n");
+  assert.ok(performance.now() - started < 2_000);
+  await reader.cancel();
+  feed.stop();
+});
+
+Deno.test("a consumer that stops reading is closed once its buffer stays full, freeing its slot", async () => {
+  const { handler, feed, tokens } = await setUp(10, { now: Date.now() });
+  const response = await handler(streamRequest(tokens.mint("alice").token));
+  assert.equal(feed.streams.size, 1);
+  const deadline = Date.now() + 20_000;
+  while (feed.streams.size > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal(feed.streams.size, 0, "the stalled stream was closed");
+  await response.body!.cancel();
+  feed.stop();
+});
+
+Deno.test("a stream token is refused once its ttl has passed, and is never valid beyond 60 s", async () => {
+  const clock = { now: 1_000_000 };
+  const { handler, feed, tokens } = await setUp(1_000, clock);
+  const { token, expiresAt } = tokens.mint("alice");
+  assert.equal(expiresAt, clock.now + 1_000);
+  const fresh = await handler(streamRequest(token));
+  assert.equal(fresh.status, 200);
+  await fresh.body!.cancel();
+  clock.now += 1_001;
+  const late = await handler(streamRequest(token));
+  assert.equal(late.status, 401);
+  assert.match(await late.text(), /expired/);
+  assert.ok(new StreamTokens(SECRET, 3_600_000).mint("x").expiresAt <= Date.now() + 60_000);
+  feed.stop();
+});
+
+Deno.test("replicas sharing the secret accept each other's stream tokens; another secret does not", () => {
+  const token = new StreamTokens(SECRET).mint("alice").token;
+  assert.equal(new StreamTokens(SECRET).verify(token).sub, "alice");
+  const other = new StreamTokens(
+    new TextEncoder().encode("another-secret-0123456789-abcdefghijkl"),
+  );
+  assert.throws(() => other.verify(token), /signature/);
+});
