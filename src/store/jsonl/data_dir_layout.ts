@@ -7,6 +7,7 @@
  * log/00000000000000000001.jsonl          a log segment: events from seq 1 on
  * log/00000000000000000001.compacted.jsonl  a segment with deleted customers' events removed
  * snapshots/snapshot-00000000000000123456.jsonl  state after seq 123456
+ * webhooks.jsonl                          webhook endpoints, checkpoints, deliveries logs
  * ```
  */
 
@@ -34,3 +35,6 @@ export function snapshotName(seq: number): string {
 
 /** A snapshot's file name: the seq it covers. */
 export const SNAPSHOT_NAME = /^snapshot-([0-9]{20})\.jsonl$/;
+
+/** The file that holds webhook endpoints, their checkpoints and deliveries logs. */
+export const WEBHOOKS_FILE = "webhooks.jsonl";

@@ -1,0 +1,198 @@
+import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
+import { MemoryWebhookStore } from "../memory/memory_webhook_store.ts";
+import type { DeliveryAttempt, WebhookEndpoint, WebhookStore } from "../webhook_store.ts";
+import { CorruptRecordError, decodeLine, encodeLine } from "./checked_line.ts";
+import { WEBHOOKS_FILE } from "./data_dir_layout.ts";
+
+/** One change as a line of the webhooks file. */
+type Change =
+  | { op: "put"; endpoint: WebhookEndpoint }
+  | { op: "remove"; id: string }
+  | { op: "checkpoint"; id: string; last_seq: number }
+  | { op: "attempt"; id: string; attempt: DeliveryAttempt };
+
+/** What the JSONL webhook store may be told. */
+export interface JsonlWebhookOptions {
+  /** Told when a torn last line is cut off. */
+  warn?: (message: string, fields: Record<string, unknown>) => void;
+  /** Rewrite the file once it holds this many lines more than its live records need. */
+  compactAfterLines?: number;
+}
+
+/** The webhooks file holds damage that is not a torn last line. */
+export class WebhookFileDamagedError extends Error {
+  constructor(path: string, line: number, reason: string) {
+    super(`Webhooks file "${path}" is damaged at line ${line}: ${reason}`);
+    this.name = "WebhookFileDamagedError";
+  }
+}
+
+/**
+ * Webhook state in DATA_DIR/webhooks.jsonl: one checksummed line per change, appended and
+ * fdatasync'ed (writes waiting together share one sync) before a write resolves; replayed on open
+ * into a memory store that serves reads; rewritten atomically once mostly superseded.
+ */
+export class JsonlWebhookStore implements WebhookStore {
+  #state = new MemoryWebhookStore();
+  #pending: { change: Change; done: () => void; failed: (error: unknown) => void }[] = [];
+  #flushing: Promise<void> | undefined;
+  #lines: number;
+
+  private constructor(
+    readonly dir: string,
+    private file: Deno.FsFile,
+    lines: number,
+    private readonly compactAfter: number,
+  ) {
+    this.#lines = lines;
+  }
+
+  /** Opens (or creates) the webhooks file in `dir` and replays it. */
+  static async open(dir: string, options: JsonlWebhookOptions = {}): Promise<JsonlWebhookStore> {
+    const path = `${dir}/${WEBHOOKS_FILE}`;
+    const changes: Change[] = [];
+    let validBytes = 0;
+    const bytes = await Deno.readFile(path).catch((error) => {
+      if (error instanceof Deno.errors.NotFound) return new Uint8Array(0);
+      throw error;
+    });
+    let start = 0;
+    let lineNo = 0;
+    while (start < bytes.length) {
+      lineNo++;
+      const end = bytes.indexOf(0x0a, start);
+      const line = bytes.subarray(start, end === -1 ? bytes.length : end);
+      try {
+        if (end === -1) throw new CorruptRecordError("Line has no newline");
+        changes.push(decodeLine(line) as unknown as Change);
+      } catch (error) {
+        if (!(error instanceof CorruptRecordError)) throw error;
+        // Only the last line can be torn by a crash; damage before it is refused.
+        if (end !== -1 && end + 1 < bytes.length) {
+          throw new WebhookFileDamagedError(path, lineNo, error.message);
+        }
+        options.warn?.("Cut a torn last line off the webhooks file", { file: path, line: lineNo });
+        break;
+      }
+      validBytes = end + 1;
+      start = end + 1;
+    }
+    const file = await Deno.open(path, { read: true, write: true, create: true });
+    if (validBytes < bytes.length) {
+      await file.truncate(validBytes);
+      await file.syncData();
+    }
+    await file.seek(0, Deno.SeekMode.End);
+    if (bytes.length === 0) await syncDirectory(dir);
+    const store = new JsonlWebhookStore(
+      dir,
+      file,
+      changes.length,
+      options.compactAfterLines ?? 5000,
+    );
+    for (const change of changes) store.#apply(change);
+    return store;
+  }
+
+  list(): WebhookEndpoint[] {
+    return this.#state.list();
+  }
+
+  get(id: string): WebhookEndpoint | undefined {
+    return this.#state.get(id);
+  }
+
+  put(endpoint: WebhookEndpoint): Promise<void> {
+    return this.#write({ op: "put", endpoint });
+  }
+
+  remove(id: string): Promise<void> {
+    return this.#write({ op: "remove", id });
+  }
+
+  checkpoint(id: string, lastSeq: number): Promise<void> {
+    return this.#write({ op: "checkpoint", id, last_seq: lastSeq });
+  }
+
+  recordAttempt(id: string, attempt: DeliveryAttempt): Promise<void> {
+    return this.#write({ op: "attempt", id, attempt });
+  }
+
+  attempts(id: string): DeliveryAttempt[] {
+    return this.#state.attempts(id);
+  }
+
+  async close(): Promise<void> {
+    while (this.#flushing !== undefined) await this.#flushing;
+    this.file.close();
+  }
+
+  /** Applies a durable change to the memory state (whose writes complete at once). */
+  #apply(change: Change): void {
+    switch (change.op) {
+      case "put":
+        this.#state.put(change.endpoint);
+        break;
+      case "remove":
+        this.#state.remove(change.id);
+        break;
+      case "checkpoint":
+        this.#state.checkpoint(change.id, change.last_seq);
+        break;
+      case "attempt":
+        this.#state.recordAttempt(change.id, change.attempt);
+    }
+  }
+
+  /** Applies a change once its line is durable; changes waiting together share one fdatasync. */
+  #write(change: Change): Promise<void> {
+    const durable = new Promise<void>((done, failed) =>
+      this.#pending.push({ change, done, failed })
+    );
+    this.#flushing ??= this.#flush();
+    return durable;
+  }
+
+  async #flush(): Promise<void> {
+    while (this.#pending.length > 0) {
+      const batch = this.#pending.splice(0);
+      try {
+        const lines = batch.map((item) => encodeLine(item.change));
+        const joined = new Uint8Array(lines.reduce((sum, line) => sum + line.length, 0));
+        let at = 0;
+        for (const line of lines) joined.set(line, at), at += line.length;
+        await writeAll(this.file, joined);
+        await this.file.syncData();
+        this.#lines += batch.length;
+        // Applied in order before the next batch, so a compaction sees every durable change.
+        for (const item of batch) this.#apply(item.change), item.done();
+      } catch (error) {
+        for (const item of batch) item.failed(error);
+      }
+      if (this.#lines > this.compactAfter + this.#liveLines()) await this.#compact();
+    }
+    this.#flushing = undefined;
+  }
+
+  #liveLines(): number {
+    return this.#state.list().reduce((sum, e) => sum + 1 + this.#state.attempts(e.id).length, 0);
+  }
+
+  /** Rewrites the file with only what it must keep: temp file, fsync, rename, fsync of the dir. */
+  async #compact(): Promise<void> {
+    const lines: Uint8Array[] = [];
+    for (const endpoint of this.#state.list()) {
+      lines.push(encodeLine({ op: "put", endpoint }));
+      for (const attempt of this.#state.attempts(endpoint.id).reverse()) {
+        lines.push(encodeLine({ op: "attempt", id: endpoint.id, attempt }));
+      }
+    }
+    await writeAtomically(this.dir, WEBHOOKS_FILE, async (file) => {
+      for (const line of lines) await writeAll(file, line);
+    });
+    this.file.close();
+    this.file = await Deno.open(`${this.dir}/${WEBHOOKS_FILE}`, { read: true, write: true });
+    await this.file.seek(0, Deno.SeekMode.End);
+    this.#lines = lines.length;
+  }
+}

@@ -1,0 +1,260 @@
+import { WEBHOOKS_SCOPE } from "../auth/scopes.ts";
+import { PUBLIC_EVENT_TYPES } from "../feed/public_event.ts";
+import type { ApiDescription } from "../http/api_module.ts";
+import type { ProblemSlug } from "../http/problem_types.ts";
+import {
+  BODY_PROBLEMS,
+  json,
+  operation,
+  param,
+  schema,
+  withHead,
+} from "../openapi/openapi_operation.ts";
+import { headersOf } from "../openapi/openapi_responses.ts";
+import { WEBHOOK_LIMITS } from "./webhook_input.ts";
+
+const ULID = "^[0-7][0-9A-HJKMNP-TV-Z]{25}$";
+const STORE_PROBLEMS: ProblemSlug[] = ["storage-unavailable", "storage-full"];
+const nullable = (type: string) => ({ type: [type, "null"] });
+const typesSchema = {
+  type: "array",
+  minItems: 1,
+  uniqueItems: true,
+  items: { type: "string", enum: [...PUBLIC_EVENT_TYPES] },
+};
+const settable = {
+  url: {
+    type: "string",
+    maxLength: WEBHOOK_LIMITS.urlMax,
+    description: "https (http too with WEBHOOK_ALLOW_PRIVATE=1).",
+  },
+  types: { ...typesSchema, description: "Event types to deliver; default all." },
+  description: { type: "string", maxLength: WEBHOOK_LIMITS.descriptionMax },
+  enabled: { type: "boolean" },
+};
+const webhook = {
+  type: "object",
+  required: [
+    "id",
+    "url",
+    "types",
+    "description",
+    "enabled",
+    "status",
+    "disabled_reason",
+    "last_seq",
+    "created_at",
+    "updated_at",
+    "version",
+  ],
+  properties: {
+    id: { type: "string", pattern: ULID },
+    ...settable,
+    status: { type: "string", enum: ["active", "disabled"] },
+    disabled_reason: {
+      ...nullable("string"),
+      description: "`gone`, `failures: …`, `retention` or null.",
+    },
+    last_seq: { type: "integer", minimum: 0, description: "Events up to this seq are delivered." },
+    created_at: { type: "string", format: "date-time" },
+    updated_at: { type: "string", format: "date-time" },
+    version: { type: "integer", minimum: 1 },
+  },
+  additionalProperties: false,
+};
+const SCHEMAS = {
+  Webhook: webhook,
+  WebhookWithSecret: {
+    ...webhook,
+    required: [...webhook.required, "secret"],
+    properties: {
+      ...webhook.properties,
+      secret: {
+        type: "string",
+        pattern: "^whsec_[A-Za-z0-9+/]{43}=$",
+        description: "Shown only here.",
+      },
+    },
+  },
+  WebhookInput: {
+    type: "object",
+    required: ["url"],
+    properties: settable,
+    description: "Read-only fields of a Webhook are ignored when sent; others answer 422.",
+  },
+  WebhookPatch: { type: "object", properties: settable, description: "A JSON Merge Patch." },
+  WebhookPage: {
+    type: "object",
+    required: ["data", "next_cursor"],
+    properties: {
+      data: { type: "array", items: schema("Webhook") },
+      next_cursor: nullable("string"),
+    },
+    additionalProperties: false,
+  },
+  PingResult: {
+    type: "object",
+    required: ["delivered", "status_code", "error", "duration_ms"],
+    properties: {
+      delivered: { type: "boolean" },
+      status_code: nullable("integer"),
+      error: nullable("string"),
+      duration_ms: { type: "number" },
+    },
+    additionalProperties: false,
+  },
+  DeliveryPage: {
+    type: "object",
+    required: ["data"],
+    properties: {
+      data: {
+        type: "array",
+        items: {
+          type: "object",
+          required: [
+            "seq",
+            "event_type",
+            "attempt",
+            "at",
+            "status_code",
+            "error",
+            "duration_ms",
+            "next_attempt_at",
+          ],
+          properties: {
+            seq: { type: "integer", minimum: 0, description: "0 for a ping." },
+            event_type: { type: "string" },
+            attempt: { type: "integer", minimum: 1 },
+            at: { type: "string", format: "date-time" },
+            status_code: nullable("integer"),
+            error: nullable("string"),
+            duration_ms: { type: "number" },
+            next_attempt_at: { type: ["string", "null"], format: "date-time" },
+          },
+          additionalProperties: false,
+        },
+      },
+    },
+    additionalProperties: false,
+  },
+};
+const PARAMETERS = {
+  WebhookId: {
+    name: "id",
+    in: "path",
+    required: true,
+    description: "The endpoint's id; a malformed id answers 404 like an unknown one.",
+    schema: { type: "string" },
+  },
+};
+const ok = (description: string, schemaName: string, headers: string[] = ["ETag"]) => ({
+  "200": { description, headers: headersOf(headers), content: json(schemaName) },
+});
+const common = { tag: "webhooks", scope: WEBHOOKS_SCOPE };
+
+/** The webhook module's part of the OpenAPI document. */
+export const WEBHOOK_API: ApiDescription = {
+  tags: [{ name: "webhooks", description: "Signed push delivery of the event log." }],
+  scopes: { [WEBHOOKS_SCOPE]: "allows managing webhook endpoints" },
+  components: { schemas: SCHEMAS, parameters: PARAMETERS },
+  paths: {
+    "/api/webhooks": {
+      ...withHead(operation({
+        ...common,
+        operationId: "listWebhooks",
+        summary: "List webhook endpoints",
+        description: "Pages through endpoints in id order; secrets are never shown.",
+        parameters: [param("limit"), param("cursor")],
+        ok: ok("One page of endpoints.", "WebhookPage", ["Link"]),
+        problems: ["bad-request"],
+      })),
+      post: operation({
+        ...common,
+        operationId: "createWebhook",
+        summary: "Register a webhook endpoint",
+        description: "Registers an endpoint that receives events committed from now on. The " +
+          "answer is the only one that shows the secret.",
+        requestBody: { required: true, content: json("WebhookInput") },
+        ok: {
+          "201": {
+            description: "Registered.",
+            headers: headersOf(["Location", "ETag"]),
+            content: json("WebhookWithSecret"),
+          },
+        },
+        problems: [...BODY_PROBLEMS, "webhook-limit-reached", ...STORE_PROBLEMS],
+      }),
+    },
+    "/api/webhooks/{id}": {
+      parameters: [param("WebhookId")],
+      ...withHead(operation({
+        ...common,
+        operationId: "getWebhook",
+        summary: "Get a webhook endpoint",
+        description: "Reads one endpoint, its state and checkpoint.",
+        ok: ok("The endpoint.", "Webhook"),
+        problems: ["not-found"],
+      })),
+      patch: operation({
+        ...common,
+        operationId: "updateWebhook",
+        summary: "Update a webhook endpoint (JSON Merge Patch)",
+        description: "Changes url, types, description or enabled; enabling again resumes " +
+          "delivery at the checkpoint.",
+        parameters: [param("If-Match")],
+        requestBody: {
+          required: true,
+          content: {
+            "application/merge-patch+json": { schema: schema("WebhookPatch") },
+            "application/json": { schema: schema("WebhookPatch") },
+          },
+        },
+        ok: ok("The endpoint after the change.", "Webhook"),
+        problems: ["not-found", ...BODY_PROBLEMS, "precondition-failed", ...STORE_PROBLEMS],
+      }),
+      delete: operation({
+        ...common,
+        operationId: "deleteWebhook",
+        summary: "Delete a webhook endpoint",
+        description: "Stops delivery and removes the endpoint and its deliveries log.",
+        parameters: [param("If-Match")],
+        ok: { "204": { description: "Deleted." } },
+        problems: ["not-found", "precondition-failed", ...STORE_PROBLEMS],
+      }),
+    },
+    "/api/webhooks/{id}/rotate-secret": {
+      parameters: [param("WebhookId")],
+      post: operation({
+        ...common,
+        operationId: "rotateWebhookSecret",
+        summary: "Rotate a webhook endpoint's secret",
+        description: "Shows a new secret once; for 24 h deliveries carry signatures with both.",
+        parameters: [param("If-Match")],
+        ok: ok("The endpoint with its new secret.", "WebhookWithSecret"),
+        problems: ["not-found", "precondition-failed", ...STORE_PROBLEMS],
+      }),
+    },
+    "/api/webhooks/{id}/ping": {
+      parameters: [param("WebhookId")],
+      post: operation({
+        ...common,
+        operationId: "pingWebhook",
+        summary: "Send a webhook.ping delivery now",
+        description: "One signed `webhook.ping` delivery outside the order; answers its outcome.",
+        ok: ok("The attempt's outcome.", "PingResult", []),
+        problems: ["not-found"],
+      }),
+    },
+    "/api/webhooks/{id}/deliveries": {
+      parameters: [param("WebhookId")],
+      ...withHead(operation({
+        ...common,
+        operationId: "listWebhookDeliveries",
+        summary: "Recent delivery attempts",
+        description: "At least the last 100 attempts, newest first, kept across restarts.",
+        ok: ok("The attempts.", "DeliveryPage", []),
+        problems: ["not-found"],
+      })),
+    },
+  },
+};
