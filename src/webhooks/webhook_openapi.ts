@@ -242,7 +242,7 @@ export const WEBHOOK_API: ApiDescription = {
         summary: "Send a webhook.ping delivery now",
         description: "One signed `webhook.ping` delivery outside the order; answers its outcome.",
         ok: ok("The attempt's outcome.", "PingResult", []),
-        problems: ["not-found"],
+        problems: ["not-found", ...STORE_PROBLEMS],
       }),
     },
     "/api/webhooks/{id}/deliveries": {

@@ -1,5 +1,5 @@
 import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
-import { MemoryWebhookStore } from "../memory/memory_webhook_store.ts";
+import { WebhookState } from "../webhook_state.ts";
 import type { DeliveryAttempt, WebhookEndpoint, WebhookStore } from "../webhook_store.ts";
 import { CorruptRecordError, decodeLine, encodeLine } from "./checked_line.ts";
 import { WEBHOOKS_FILE } from "./data_dir_layout.ts";
@@ -33,7 +33,7 @@ export class WebhookFileDamagedError extends Error {
  * into a memory store that serves reads; rewritten atomically once mostly superseded.
  */
 export class JsonlWebhookStore implements WebhookStore {
-  #state = new MemoryWebhookStore();
+  #state = new WebhookState();
   #pending: { change: Change; done: () => void; failed: (error: unknown) => void }[] = [];
   #flushing: Promise<void> | undefined;
   #lines: number;
@@ -43,6 +43,7 @@ export class JsonlWebhookStore implements WebhookStore {
     private file: Deno.FsFile,
     lines: number,
     private readonly compactAfter: number,
+    private readonly warn?: (message: string, fields: Record<string, unknown>) => void,
   ) {
     this.#lines = lines;
   }
@@ -169,7 +170,12 @@ export class JsonlWebhookStore implements WebhookStore {
       } catch (error) {
         for (const item of batch) item.failed(error);
       }
-      if (this.#lines > this.compactAfter + this.#liveLines()) await this.#compact();
+      if (this.#lines > this.compactAfter + this.#liveLines()) {
+        // A failed rewrite leaves the old file whole; appending to it goes on.
+        await this.#compact().catch((error) =>
+          this.warn?.("Rewriting the webhooks file failed", { error: String(error) })
+        );
+      }
     }
     this.#flushing = undefined;
   }
