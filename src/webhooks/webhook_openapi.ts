@@ -156,7 +156,17 @@ const common = { tag: "webhooks", scope: WEBHOOKS_SCOPE };
 export const WEBHOOK_API: ApiDescription = {
   tags: [{ name: "webhooks", description: "Signed push delivery of the event log." }],
   scopes: { [WEBHOOKS_SCOPE]: "allows managing webhook endpoints" },
-  components: { schemas: SCHEMAS, parameters: PARAMETERS },
+  components: {
+    schemas: SCHEMAS,
+    parameters: PARAMETERS,
+    headers: {
+      WebhookLocation: {
+        description: "The URL path of the registered endpoint.",
+        required: true,
+        schema: { type: "string", pattern: "^/api/webhooks/[0-9A-HJKMNP-TV-Z]{26}$" },
+      },
+    },
+  },
   paths: {
     "/api/webhooks": {
       ...withHead(operation({
@@ -178,7 +188,10 @@ export const WEBHOOK_API: ApiDescription = {
         ok: {
           "201": {
             description: "Registered.",
-            headers: headersOf(["Location", "ETag"]),
+            headers: {
+              ...headersOf(["ETag"]),
+              Location: { $ref: "#/components/headers/WebhookLocation" },
+            },
             content: json("WebhookWithSecret"),
           },
         },
