@@ -17,8 +17,8 @@ export interface Received {
   at: number;
 }
 
-/** How the receiver answers a delivery: a status code, or "hang" to never answer. */
-export type Behaviour = (delivery: Received, count: number) => number | "hang";
+/** How the receiver answers a delivery: a status code (maybe later), or "hang" to never answer. */
+export type Behaviour = (delivery: Received, count: number) => number | "hang" | Promise<number>;
 
 /** A Deno.serve on 127.0.0.1 that records deliveries. */
 export class Receiver {
@@ -51,7 +51,7 @@ export class Receiver {
       at: Date.now(),
     };
     this.received.push(delivery);
-    const answer = this.behaviour(delivery, this.received.length);
+    const answer = await this.behaviour(delivery, this.received.length);
     if (answer === "hang") {
       await new Promise<void>((resolve) => this.#hanging.add(resolve));
       return new Response(null, { status: 503 });

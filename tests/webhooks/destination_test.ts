@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { DestinationPolicy, UnsafeDestinationError } from "../../src/webhooks/destination.ts";
 import { postTo } from "../../src/webhooks/http_post.ts";
+import { Deliverer } from "../../src/webhooks/delivery.ts";
+import { endpoint } from "../store/webhook_store_contract.ts";
 
 const fixed = (table: Record<string, string[]>) => (host: string) =>
   Promise.resolve(table[host] ?? []);
@@ -68,4 +70,31 @@ Deno.test("a delivery to a receiver that never answers ends with a timeout error
   assert.ok(Date.now() - started < 550);
   await accepted;
   listener.close();
+});
+
+Deno.test("each delivery checks the address again: a host rebound to loopback gets no request", async () => {
+  let requests = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+    requests++;
+    return new Response(null, { status: 204 });
+  });
+  try {
+    // Public at registration, loopback at delivery: the attempt fails before connecting.
+    const answers = [["93.184.215.14"], ["127.0.0.1"]];
+    const policy = new DestinationPolicy(false, () => Promise.resolve(answers.shift() ?? []));
+    const url = `https://rebind.example:${server.addr.port}/hook`;
+    await policy.check(url);
+    const deliverer = new Deliverer(policy, 1000);
+    const result = await deliverer.attempt(endpoint(1, { url }), {
+      id: "evt_1",
+      type: "customer.created",
+      seq: 1,
+      body: "{}",
+    });
+    assert.equal(result.ok, false);
+    assert.match(result.error ?? "", /loopback address "127.0.0.1"/);
+    assert.equal(requests, 0);
+  } finally {
+    await server.shutdown();
+  }
 });
