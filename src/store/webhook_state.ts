@@ -17,18 +17,18 @@ export class WebhookState implements WebhookStore {
 
   list(): WebhookEndpoint[] {
     return [...this.#endpoints.values()].sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-      .map((endpoint) => structuredClone(endpoint));
+      .map(copyOf);
   }
 
   get(id: string): WebhookEndpoint | undefined {
     const endpoint = this.#endpoints.get(id);
-    return endpoint === undefined ? undefined : structuredClone(endpoint);
+    return endpoint === undefined ? undefined : copyOf(endpoint);
   }
 
   put(endpoint: WebhookEndpoint): Promise<void> {
     const stored = this.#endpoints.get(endpoint.id);
     const last_seq = Math.max(stored?.last_seq ?? 0, endpoint.last_seq);
-    this.#endpoints.set(endpoint.id, { ...structuredClone(endpoint), last_seq });
+    this.#endpoints.set(endpoint.id, { ...copyOf(endpoint), last_seq });
     return Promise.resolve();
   }
 
@@ -53,6 +53,13 @@ export class WebhookState implements WebhookStore {
     return Promise.resolve();
   }
 
+  /** How many records the state holds: one per endpoint and one per kept attempt. */
+  get size(): number {
+    let size = this.#endpoints.size;
+    for (const log of this.#attempts.values()) size += log.length;
+    return size;
+  }
+
   attempts(id: string): DeliveryAttempt[] {
     return (this.#attempts.get(id) ?? []).map((attempt) => ({ ...attempt })).reverse();
   }
@@ -60,4 +67,13 @@ export class WebhookState implements WebhookStore {
   close(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/** A copy a caller may change: delivery reads endpoints per event, so no deep clone. */
+function copyOf(endpoint: WebhookEndpoint): WebhookEndpoint {
+  return {
+    ...endpoint,
+    types: [...endpoint.types],
+    secrets: endpoint.secrets.map((secret) => ({ ...secret })),
+  };
 }

@@ -1,6 +1,6 @@
 import type { DeliveryAttempt, WebhookEndpoint } from "../store/webhook_store.ts";
 import type { DestinationPolicy } from "./destination.ts";
-import { postTo } from "./http_post.ts";
+import { type OpenConnection, postTo } from "./http_post.ts";
 import { signatureHeader } from "./signing.ts";
 import { activeSecrets } from "./webhook_view.ts";
 
@@ -24,6 +24,9 @@ export interface AttemptResult {
 
 /** Signs and POSTs messages, checking the destination's address before every attempt. */
 export class Deliverer {
+  /** One idle connection per endpoint, taken out while in use (a ping may run beside a loop). */
+  #idle = new Map<string, OpenConnection>();
+
   constructor(
     private readonly policy: DestinationPolicy,
     private readonly timeoutMs: number,
@@ -58,10 +61,33 @@ export class Deliverer {
         message.body,
       ),
     };
-    const outcome = await postTo(destination, headers, message.body, this.timeoutMs);
+    const kept = this.#idle.get(endpoint.id);
+    this.#idle.delete(endpoint.id);
+    const { outcome, open } = await postTo(
+      destination,
+      headers,
+      message.body,
+      this.timeoutMs,
+      kept,
+    );
+    if (open !== undefined) {
+      const other = this.#idle.get(endpoint.id);
+      if (other !== undefined) other.conn.close();
+      this.#idle.set(endpoint.id, open);
+    }
     if (outcome.status === undefined) return done(null, outcome.error);
     const redirect = outcome.status >= 300 && outcome.status < 400;
     return done(outcome.status, redirect ? "redirects are not followed" : null);
+  }
+
+  /** Closes the idle connections (at shutdown). */
+  close(): void {
+    for (const open of this.#idle.values()) {
+      try {
+        open.conn.close();
+      } catch { /* already closed */ }
+    }
+    this.#idle.clear();
   }
 }
 

@@ -3,6 +3,7 @@ import { LogTruncatedError } from "../store/store_errors.ts";
 import type { WebhookStore } from "../store/webhook_store.ts";
 import { publicEventJson } from "../feed/public_event.ts";
 import type { Logger } from "../ops/log.ts";
+import { EventTail } from "./event_tail.ts";
 import { attemptEntry, type AttemptResult, type Deliverer, type Message } from "./delivery.ts";
 
 const BATCH = 100;
@@ -36,9 +37,11 @@ export class WebhookDispatcher {
   #loops = new Map<string, { stop: AbortController; done: Promise<void> }>();
   #stopped = false;
   readonly #clock: () => number;
+  readonly #tail: EventTail;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.#clock = deps.clock ?? Date.now;
+    this.#tail = new EventTail(deps.events);
   }
 
   /** Starts a loop for every enabled endpoint. */
@@ -76,6 +79,7 @@ export class WebhookDispatcher {
     const loops = [...this.#loops.values()];
     for (const loop of loops) loop.stop.abort();
     await Promise.all(loops.map((loop) => loop.done));
+    this.deps.deliverer.close();
   }
 
   /** Events not yet delivered to an endpoint: the log's last seq minus its checkpoint. */
@@ -100,7 +104,7 @@ export class WebhookDispatcher {
     while (!signal.aborted) {
       let events: ReplayedEvent[];
       try {
-        events = await this.deps.events.readFrom(cursor, BATCH);
+        events = await this.#tail.read(cursor, BATCH);
       } catch (error) {
         if (!(error instanceof LogTruncatedError)) throw error;
         // Retention dropped events this endpoint never got: stop rather than skip them.

@@ -45,9 +45,14 @@ Deno.test("a delivery connects to the checked address, sending the URL's host in
     // "receiver.invalid" exists in no DNS: only the checked address can have been used.
     const policy = new DestinationPolicy(true, fixed({ "receiver.invalid": ["127.0.0.1"] }));
     const destination = await policy.check(`http://receiver.invalid:${server.addr.port}/in?a=1`);
-    const outcome = await postTo(destination, { "webhook-id": "evt_1" }, "{}", 2000);
+    const { outcome, open } = await postTo(destination, { "webhook-id": "evt_1" }, "{}", 2000);
     assert.deepEqual(outcome, { status: 200 });
-    assert.deepEqual(seen, [{ host: `receiver.invalid:${server.addr.port}`, path: "/in" }]);
+    // The connection stays open for the next delivery to the same checked address.
+    const second = await postTo(destination, {}, "{}", 2000, open);
+    assert.deepEqual(second.outcome, { status: 200 });
+    second.open?.conn.close();
+    const expected = { host: `receiver.invalid:${server.addr.port}`, path: "/in" };
+    assert.deepEqual(seen, [expected, expected]);
   } finally {
     await server.shutdown();
   }
@@ -65,7 +70,7 @@ Deno.test("a delivery to a receiver that never answers ends with a timeout error
   const policy = new DestinationPolicy(true);
   const destination = await policy.check(`http://127.0.0.1:${port}/`);
   const started = Date.now();
-  const outcome = await postTo(destination, {}, "{}", 200);
+  const { outcome } = await postTo(destination, {}, "{}", 200);
   assert.match(outcome.error ?? "", /no answer within 200 ms/);
   assert.ok(Date.now() - started < 550);
   await accepted;

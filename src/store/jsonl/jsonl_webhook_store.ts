@@ -17,6 +17,11 @@ export interface JsonlWebhookOptions {
   warn?: (message: string, fields: Record<string, unknown>) => void;
   /** Rewrite the file once it holds this many lines more than its live records need. */
   compactAfterLines?: number;
+  /**
+   * Checkpoints and attempts wait up to this long (default 100 ms) to share a sync: one fdatasync
+   * per delivery would compete with the event log's. Endpoint changes are synced at once.
+   */
+  lazySyncMs?: number;
 }
 
 /** The webhooks file holds damage that is not a torn last line. */
@@ -37,6 +42,8 @@ export class JsonlWebhookStore implements WebhookStore {
   #pending: { change: Change; done: () => void; failed: (error: unknown) => void }[] = [];
   #flushing: Promise<void> | undefined;
   #lines: number;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #lazyMs: number;
 
   private constructor(
     readonly dir: string,
@@ -44,8 +51,10 @@ export class JsonlWebhookStore implements WebhookStore {
     lines: number,
     private readonly compactAfter: number,
     private readonly warn?: (message: string, fields: Record<string, unknown>) => void,
+    lazyMs = 100,
   ) {
     this.#lines = lines;
+    this.#lazyMs = lazyMs;
   }
 
   /** Opens (or creates) the webhooks file in `dir` and replays it. */
@@ -104,19 +113,19 @@ export class JsonlWebhookStore implements WebhookStore {
   }
 
   put(endpoint: WebhookEndpoint): Promise<void> {
-    return this.#write({ op: "put", endpoint });
+    return this.#write({ op: "put", endpoint }, true);
   }
 
   remove(id: string): Promise<void> {
-    return this.#write({ op: "remove", id });
+    return this.#write({ op: "remove", id }, true);
   }
 
   checkpoint(id: string, lastSeq: number): Promise<void> {
-    return this.#write({ op: "checkpoint", id, last_seq: lastSeq });
+    return this.#write({ op: "checkpoint", id, last_seq: lastSeq }, false);
   }
 
   recordAttempt(id: string, attempt: DeliveryAttempt): Promise<void> {
-    return this.#write({ op: "attempt", id, attempt });
+    return this.#write({ op: "attempt", id, attempt }, false);
   }
 
   attempts(id: string): DeliveryAttempt[] {
@@ -124,6 +133,8 @@ export class JsonlWebhookStore implements WebhookStore {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.#timer);
+    if (this.#pending.length > 0) this.#flushing ??= this.#flush();
     while (this.#flushing !== undefined) await this.#flushing;
     this.file.close();
   }
@@ -146,11 +157,20 @@ export class JsonlWebhookStore implements WebhookStore {
   }
 
   /** Applies a change once its line is durable; changes waiting together share one fdatasync. */
-  #write(change: Change): Promise<void> {
+  #write(change: Change, urgent: boolean): Promise<void> {
     const durable = new Promise<void>((done, failed) =>
       this.#pending.push({ change, done, failed })
     );
-    this.#flushing ??= this.#flush();
+    if (urgent || this.#lazyMs === 0) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#flushing ??= this.#flush();
+    } else if (this.#timer === undefined && this.#flushing === undefined) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.#flushing ??= this.#flush();
+      }, this.#lazyMs);
+    }
     return durable;
   }
 
@@ -158,19 +178,26 @@ export class JsonlWebhookStore implements WebhookStore {
     while (this.#pending.length > 0) {
       const batch = this.#pending.splice(0);
       try {
-        const lines = batch.map((item) => encodeLine(item.change));
+        // Only the newest checkpoint of an endpoint in a batch needs its line.
+        const newest = new Map<string, Change>();
+        for (const { change } of batch) {
+          if (change.op === "checkpoint") newest.set(change.id, change);
+        }
+        const lines = batch
+          .filter(({ change }) => change.op !== "checkpoint" || newest.get(change.id) === change)
+          .map((item) => encodeLine(item.change));
         const joined = new Uint8Array(lines.reduce((sum, line) => sum + line.length, 0));
         let at = 0;
         for (const line of lines) joined.set(line, at), at += line.length;
         await writeAll(this.file, joined);
         await this.file.syncData();
-        this.#lines += batch.length;
+        this.#lines += lines.length;
         // Applied in order before the next batch, so a compaction sees every durable change.
         for (const item of batch) this.#apply(item.change), item.done();
       } catch (error) {
         for (const item of batch) item.failed(error);
       }
-      if (this.#lines > this.compactAfter + this.#liveLines()) {
+      if (this.#lines > this.compactAfter + this.#state.size) {
         // A failed rewrite leaves the old file whole; appending to it goes on.
         await this.#compact().catch((error) =>
           this.warn?.("Rewriting the webhooks file failed", { error: String(error) })
@@ -178,10 +205,6 @@ export class JsonlWebhookStore implements WebhookStore {
       }
     }
     this.#flushing = undefined;
-  }
-
-  #liveLines(): number {
-    return this.#state.list().reduce((sum, e) => sum + 1 + this.#state.attempts(e.id).length, 0);
   }
 
   /** Rewrites the file with only what it must keep: temp file, fsync, rename, fsync of the dir. */
