@@ -24,30 +24,22 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   const token = await new SignJWT({ scope: "customers:read customers:write webhooks:manage" })
     .setProtectedHeader({ alg: "HS256" }).setSubject("bench").setIssuedAt().setExpirationTime("1h")
     .sign(new TextEncoder().encode(SECRET));
-  const latencies: number[] = [];
-  const receiver = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    async (req) => {
-      const event = JSON.parse(await req.text());
-      latencies.push(Date.now() - Date.parse(event.time));
-      return new Response(null, { status: 204 });
-    },
-  );
-  const offRate = await withServer(token, 0, receiver.addr.port, closedLoop(token, seconds));
-  const { onRate, delivered } = await withServer(
-    token,
-    endpoints,
-    receiver.addr.port,
-    async (url) => {
+  const offRate = await withServer(token, 0, 0, closedLoop(token, seconds));
+  const latencies = await withReceiver((port) =>
+    withServer(token, endpoints, port, async (url) => {
       await paced(url, token, rate, seconds);
       // Let the last deliveries arrive.
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      const delivered = latencies.length;
-      return { onRate: await closedLoop(token, seconds)(url), delivered };
-    },
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    })
   );
-  await receiver.shutdown();
-  const sorted = latencies.slice(0, delivered).sort((a, b) => a - b);
+  let onRate = 0;
+  await withReceiver((port) =>
+    withServer(token, endpoints, port, async (url) => {
+      onRate = await closedLoop(token, seconds)(url);
+    })
+  );
+  const sorted = latencies.sort((a, b) => a - b);
+  const delivered = sorted.length;
   console.log(`\nWebhooks: ${endpoints} endpoints, ${rate} writes/s for ${seconds} s`);
   console.log(`  deliveries: ${delivered} (expected ${endpoints * rate * seconds})`);
   console.log(
@@ -60,6 +52,33 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       onRate.toFixed(0)
     }/s (${(onRate / offRate).toFixed(2)}×)`,
   );
+}
+
+/** Runs `body` with a receiver process on a free port; resolves with its latencies (ms). */
+async function withReceiver(body: (port: number) => Promise<void>): Promise<number[]> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-net", new URL("./webhook_receiver.ts", import.meta.url).pathname],
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
+  const chunks = child.stdout.pipeThrough(new TextDecoderStream()).values();
+  let text = "";
+  const nextLine = async () => {
+    while (!text.includes("\n")) {
+      const { value, done } = await chunks.next();
+      if (done) throw new Error("The webhook receiver ended early");
+      text += value;
+    }
+    const at = text.indexOf("\n");
+    const line = text.slice(0, at);
+    text = text.slice(at + 1);
+    return line;
+  };
+  await body(Number(await nextLine()));
+  await child.stdin.close();
+  const latencies = JSON.parse(await nextLine());
+  await child.status;
+  return latencies;
 }
 
 async function withServer<T>(

@@ -121,11 +121,15 @@ async function readAnswer(conn: Deno.Conn): Promise<{ status: number; reusable: 
     headEnd = text.indexOf("\r\n\r\n");
     if (headEnd === -1) continue;
     const head = text.slice(0, headEnd).toLowerCase();
-    const declared = /\r\ncontent-length: *([0-9]+)/.exec(head);
-    if (declared === null || /\r\nconnection: *close/.test(head) || /^http\/1\.0/.test(head)) {
+    if (/\r\nconnection: *close/.test(head) || /^http\/1\.0/.test(head)) {
       return { status: status!, reusable: false };
     }
-    const total = headEnd + 4 + Number(declared[1]);
+    // 204 and 304 answers have no body (RFC 9110 §6.4.1); others must declare their length.
+    const declared = status === 204 || status === 304
+      ? "0"
+      : /\r\ncontent-length: *([0-9]+)/.exec(head)?.[1];
+    if (declared === undefined) return { status: status!, reusable: false };
+    const total = headEnd + 4 + Number(declared);
     if (total > buffer.length) return { status: status!, reusable: false };
     while (length < total) {
       const more = await conn.read(buffer.subarray(length));
