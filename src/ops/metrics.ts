@@ -38,7 +38,8 @@ export class Metrics {
   #customers: () => number;
   #webhookDeliveries = new Map<string, number>();
   #webhookLatency = new Histogram(WEBHOOK_BUCKETS);
-  #webhookEndpoints: () => { id: string; backlog: number; active: boolean }[] = () => [];
+  /** Set once webhooks are wired; until then no webhook family is rendered. */
+  #webhookEndpoints: (() => { id: string; backlog: number; active: boolean }[]) | undefined;
 
   constructor(customersLive: () => number) {
     this.#customers = customersLive;
@@ -119,6 +120,7 @@ export class Metrics {
   }
 
   #renderWebhooks(): string[] {
+    if (this.#webhookEndpoints === undefined) return [];
     const endpoints = this.#webhookEndpoints();
     return [
       "# HELP webhook_deliveries_total Webhook delivery attempts by outcome.",

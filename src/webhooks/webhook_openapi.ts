@@ -138,15 +138,6 @@ const SCHEMAS = {
     additionalProperties: false,
   },
 };
-const PARAMETERS = {
-  WebhookId: {
-    name: "id",
-    in: "path",
-    required: true,
-    description: "The endpoint's id; a malformed id answers 404 like an unknown one.",
-    schema: { type: "string" },
-  },
-};
 const ok = (description: string, schemaName: string, headers: string[] = ["ETag"]) => ({
   "200": { description, headers: headersOf(headers), content: json(schemaName) },
 });
@@ -158,7 +149,6 @@ export const WEBHOOK_API: ApiDescription = {
   scopes: { [WEBHOOKS_SCOPE]: "allows managing webhook endpoints" },
   components: {
     schemas: SCHEMAS,
-    parameters: PARAMETERS,
     headers: {
       WebhookLocation: {
         description: "The URL path of the registered endpoint.",
@@ -199,7 +189,7 @@ export const WEBHOOK_API: ApiDescription = {
       }),
     },
     "/api/webhooks/{id}": {
-      parameters: [param("WebhookId")],
+      parameters: [param("id")],
       ...withHead(operation({
         ...common,
         operationId: "getWebhook",
@@ -236,7 +226,7 @@ export const WEBHOOK_API: ApiDescription = {
       }),
     },
     "/api/webhooks/{id}/rotate-secret": {
-      parameters: [param("WebhookId")],
+      parameters: [param("id")],
       post: operation({
         ...common,
         operationId: "rotateWebhookSecret",
@@ -248,7 +238,7 @@ export const WEBHOOK_API: ApiDescription = {
       }),
     },
     "/api/webhooks/{id}/ping": {
-      parameters: [param("WebhookId")],
+      parameters: [param("id")],
       post: operation({
         ...common,
         operationId: "pingWebhook",
@@ -259,7 +249,7 @@ export const WEBHOOK_API: ApiDescription = {
       }),
     },
     "/api/webhooks/{id}/deliveries": {
-      parameters: [param("WebhookId")],
+      parameters: [param("id")],
       ...withHead(operation({
         ...common,
         operationId: "listWebhookDeliveries",

@@ -1,3 +1,4 @@
+import { WebhookLimitError, WebhookNotFoundError } from "../../src/webhooks/webhook_errors.ts";
 import assert from "node:assert/strict";
 import {
   CustomerNotFoundError,
@@ -63,6 +64,8 @@ const SAMPLES: Error[] = [
   new StoreUnavailableError(new Error("ECONNREFUSED")),
   new StoreError("any other store failure"),
   new StorageFullError(new Error("ENOSPC")),
+  new WebhookNotFoundError("x"),
+  new WebhookLimitError(2),
 ];
 
 Deno.test("every error class of the problem table answers its row's status, title and type", async () => {
