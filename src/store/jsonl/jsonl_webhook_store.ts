@@ -1,15 +1,9 @@
 import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
 import { WebhookState } from "../webhook_state.ts";
 import type { DeliveryAttempt, WebhookEndpoint, WebhookStore } from "../webhook_store.ts";
-import { CorruptRecordError, decodeLine, encodeLine } from "./checked_line.ts";
+import { encodeLine } from "./checked_line.ts";
+import { type Change, readWebhookFile } from "./webhook_file.ts";
 import { WEBHOOKS_FILE } from "./data_dir_layout.ts";
-
-/** One change as a line of the webhooks file. */
-type Change =
-  | { op: "put"; endpoint: WebhookEndpoint }
-  | { op: "remove"; id: string }
-  | { op: "checkpoint"; id: string; last_seq: number }
-  | { op: "attempt"; id: string; attempt: DeliveryAttempt };
 
 /** What the JSONL webhook store may be told. */
 export interface JsonlWebhookOptions {
@@ -22,14 +16,6 @@ export interface JsonlWebhookOptions {
    * per delivery would compete with the event log's. Endpoint changes are synced at once.
    */
   lazySyncMs?: number;
-}
-
-/** The webhooks file holds damage that is not a torn last line. */
-export class WebhookFileDamagedError extends Error {
-  constructor(path: string, line: number, reason: string) {
-    super(`Webhooks file "${path}" is damaged at line ${line}: ${reason}`);
-    this.name = "WebhookFileDamagedError";
-  }
 }
 
 /**
@@ -60,40 +46,14 @@ export class JsonlWebhookStore implements WebhookStore {
   /** Opens (or creates) the webhooks file in `dir` and replays it. */
   static async open(dir: string, options: JsonlWebhookOptions = {}): Promise<JsonlWebhookStore> {
     const path = `${dir}/${WEBHOOKS_FILE}`;
-    const changes: Change[] = [];
-    let validBytes = 0;
-    const bytes = await Deno.readFile(path).catch((error) => {
-      if (error instanceof Deno.errors.NotFound) return new Uint8Array(0);
-      throw error;
-    });
-    let start = 0;
-    let lineNo = 0;
-    while (start < bytes.length) {
-      lineNo++;
-      const end = bytes.indexOf(0x0a, start);
-      const line = bytes.subarray(start, end === -1 ? bytes.length : end);
-      try {
-        if (end === -1) throw new CorruptRecordError("Line has no newline");
-        changes.push(decodeLine(line) as unknown as Change);
-      } catch (error) {
-        if (!(error instanceof CorruptRecordError)) throw error;
-        // Only the last line can be torn by a crash; damage before it is refused.
-        if (end !== -1 && end + 1 < bytes.length) {
-          throw new WebhookFileDamagedError(path, lineNo, error.message);
-        }
-        options.warn?.("Cut a torn last line off the webhooks file", { file: path, line: lineNo });
-        break;
-      }
-      validBytes = end + 1;
-      start = end + 1;
-    }
+    const { changes, validBytes, length } = await readWebhookFile(path, options.warn);
     const file = await Deno.open(path, { read: true, write: true, create: true });
-    if (validBytes < bytes.length) {
+    if (validBytes < length) {
       await file.truncate(validBytes);
       await file.syncData();
     }
     await file.seek(0, Deno.SeekMode.End);
-    if (bytes.length === 0) await syncDirectory(dir);
+    if (length === 0) await syncDirectory(dir);
     const store = new JsonlWebhookStore(
       dir,
       file,

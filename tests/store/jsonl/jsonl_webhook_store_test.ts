@@ -1,10 +1,8 @@
 /** The webhook store contract against the JSONL backend, and what its file does on disk. */
 import assert from "node:assert/strict";
 import { WEBHOOKS_FILE } from "../../../src/store/jsonl/data_dir_layout.ts";
-import {
-  JsonlWebhookStore,
-  WebhookFileDamagedError,
-} from "../../../src/store/jsonl/jsonl_webhook_store.ts";
+import { JsonlWebhookStore } from "../../../src/store/jsonl/jsonl_webhook_store.ts";
+import { WebhookFileDamagedError } from "../../../src/store/jsonl/webhook_file.ts";
 import { ulid } from "../../support/events.ts";
 import { attempt, endpoint, webhookStoreContract } from "../webhook_store_contract.ts";
 
