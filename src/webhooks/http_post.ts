@@ -38,6 +38,8 @@ export async function postTo(
   body: string,
   timeoutMs: number,
   kept?: OpenConnection,
+  /** Extra trusted CA certificates (PEM), for tests with a receiver of their own. */
+  caCerts?: string[],
 ): Promise<{ outcome: PostOutcome; open?: OpenConnection }> {
   const key = connectionKey(destination);
   let conn: Deno.Conn | undefined = kept?.key === key ? kept.conn : undefined;
@@ -56,6 +58,7 @@ export async function postTo(
       if (destination.tls) {
         conn = await Deno.startTls(tcp, {
           hostname: destination.url.hostname.replace(/^\[|\]$/g, ""),
+          caCerts,
         });
       }
     }
@@ -83,7 +86,7 @@ export async function postTo(
     if (conn !== undefined) close(conn);
     if (timedOut) return { outcome: { error: `no answer within ${timeoutMs} ms` } };
     // A kept connection the receiver closed meanwhile: try once more on a new one.
-    if (reused) return postTo(destination, headers, body, timeoutMs);
+    if (reused) return postTo(destination, headers, body, timeoutMs, undefined, caCerts);
     return { outcome: { error: error instanceof Error ? error.message : String(error) } };
   }
 }
