@@ -1,5 +1,5 @@
 /**
- * `deno task bench [--quick] [--only=http,scale,auth,startup] [--events=N] [--runs=N]
+ * `deno task bench [--quick] [--only=http,scale,auth,startup,webhooks] [--events=N] [--runs=N]
  * [--cpu-prof=DIR] [--http-rounds=N] [--http-seconds=S] [--http-cpu-prof=DIR] [--scale]
  * [--scale-sizes=10000,100000,1000000] [--soak [--soak-minutes=N]]`: runs the benchmarks, the HTTP one first; `--quick` is a
  * few-second run for CI; `--events`, `--runs` and `--cpu-prof` size and profile the startup
@@ -12,6 +12,7 @@ import { runHttpBench } from "./http_bench.ts";
 import { runScaleBench } from "./http_scale.ts";
 import { runStartupBench } from "./startup_bench.ts";
 import { runSoak } from "./soak.ts";
+import { runWebhookBench } from "./webhook_bench.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -36,7 +37,7 @@ if (values.soak) {
   Deno.exit(0);
 }
 
-const BENCHES = ["http", "scale", "auth", "startup"];
+const BENCHES = ["http", "scale", "auth", "startup", "webhooks"];
 const only = values.only?.split(",") ?? BENCHES.filter((name) => name !== "scale" || values.scale);
 for (const name of only) {
   if (!BENCHES.includes(name)) throw new Error(`--only "${name}" must be one of ${BENCHES}`);
@@ -67,3 +68,4 @@ if (only.includes("startup")) {
     cpuProfDir: values["cpu-prof"],
   });
 }
+if (only.includes("webhooks")) await runWebhookBench({ quick: values.quick });

@@ -3,8 +3,8 @@ import { runArgs } from "../src/cli/server_command.ts";
 import { loadConfig } from "../src/config.ts";
 
 const REPO_ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
-/** Any 32+ byte secret: the benchmark sends no requests. */
-const SECRET = "startup-bench-secret-0123456789abcdef";
+/** Any 32+ byte secret, for benchmarks that send no requests (others mint tokens for it). */
+export const SECRET = "startup-bench-secret-0123456789abcdef";
 
 /** One JSON log line of the server and when it arrived (performance.now()). */
 export interface LogLine {
@@ -42,7 +42,11 @@ export interface ServerProcess {
  * Starts the server on dataDir as a user does, with `deno task start`; with `denoFlags` (e.g.
  * --cpu-prof, which a task cannot take) it runs the launcher's own `deno run` command line instead.
  */
-export function spawnServer(dataDir: string, denoFlags: string[] = []): ServerProcess {
+export function spawnServer(
+  dataDir: string,
+  denoFlags: string[] = [],
+  extraEnv: Record<string, string> = {},
+): ServerProcess {
   const spawnedAt = performance.now();
   const env = {
     PATH: Deno.env.get("PATH") ?? "",
@@ -53,6 +57,7 @@ export function spawnServer(dataDir: string, denoFlags: string[] = []): ServerPr
     DATA_DIR: dataDir,
     JWT_SECRET: SECRET,
     NO_COLOR: "1",
+    ...extraEnv,
   };
   const config = loadConfig((name) => env[name as keyof typeof env]);
   const [run, ...rest] = runArgs(config, REPO_ROOT);

@@ -28,6 +28,12 @@ import { JsonlEventStore } from "./store/jsonl/jsonl_store.ts";
 import { feedModule } from "./feed/feed_routes.ts";
 import { withLogSeq } from "./feed/log_seq.ts";
 import { acceptingStreamTokens, StreamTokens } from "./feed/stream_tokens.ts";
+import { JsonlWebhookStore } from "./store/jsonl/jsonl_webhook_store.ts";
+import { webhookModule } from "./webhooks/webhook_routes.ts";
+import { WebhookService } from "./webhooks/webhook_service.ts";
+import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
+import { Deliverer } from "./webhooks/delivery.ts";
+import { DestinationPolicy } from "./webhooks/destination.ts";
 
 function writeStdout(bytes: Uint8Array): void {
   let written = 0;
@@ -87,6 +93,36 @@ async function main(): Promise<void> {
   service.addCommitListener(() => metrics.eventsAppended(1));
   service.addCommitListener((event) => persistence.noteCommit(event));
 
+  const webhookStore = await JsonlWebhookStore.open(config.dataDir, {
+    warn: (msg, fields) => log.warn(msg, fields),
+  }).catch((error) => Promise.reject(dataDirFailure(error, config.dataDir)));
+  const webhookPolicy = new DestinationPolicy(config.webhookAllowPrivate);
+  const webhooks = new WebhookService({
+    store: webhookStore,
+    policy: webhookPolicy,
+    lastSeq: () => store.lastSeq,
+    clock: Date.now,
+    newId: monotonicFactory(),
+    maxWebhooks: config.maxWebhooks,
+    onChange: (id) => dispatcher.sync(id),
+  });
+  const dispatcher = new WebhookDispatcher({
+    events: store,
+    webhooks: webhookStore,
+    deliverer: new Deliverer(webhookPolicy, config.webhookTimeoutMs),
+    retryScheduleMs: config.webhookRetryScheduleMs,
+    disable: (id, reason) => webhooks.disable(id, reason),
+    log,
+    observe: (outcome, seconds) => metrics.observeWebhookDelivery(outcome, seconds),
+  });
+  metrics.watchWebhooks(() =>
+    webhookStore.list().map((e) => ({
+      id: e.id,
+      backlog: dispatcher.backlog(e.id),
+      active: e.enabled,
+    }))
+  );
+
   const { key, algorithms, announce } = await verificationKey(config, log).catch((error) =>
     Promise.reject(error instanceof StartupError ? error : dataDirFailure(error, config.dataDir))
   );
@@ -114,6 +150,12 @@ async function main(): Promise<void> {
         appliedSeq,
       ),
       withLogSeq(feed.module, appliedSeq),
+      webhookModule({
+        service: webhooks,
+        dispatcher,
+        maxBodyBytes: config.maxBodyBytes,
+        bodyTimeoutMs: config.bodyTimeoutMs,
+      }),
     ],
     authenticate: acceptingStreamTokens(
       streamTokens,
@@ -148,6 +190,8 @@ async function main(): Promise<void> {
     await listener?.close();
     // During the replay nothing was written: the lock goes with the process.
     if (ready) {
+      await dispatcher.stop();
+      await webhookStore.close();
       await persistence.settle();
       await persistence.compactIfChanged().catch((error) =>
         log.error("Snapshot at shutdown failed; the log has everything", { error: String(error) })
@@ -183,6 +227,7 @@ async function main(): Promise<void> {
   ready = true;
   log.always("ready", { url: listener.url, customers: projection.size, replay_ms: ms });
   announce?.(listener.curl("/api/customers"));
+  dispatcher.start();
   if (recovery.eventsReplayed > 0) persistence.startCompaction();
 }
 

@@ -3,7 +3,7 @@ import { createLocalJWKSet } from "jose";
 import { type Config, ConfigError } from "../config.ts";
 import { loadOrCreateDevSecret } from "./dev_secret.ts";
 import { DEV_SECRET_FILE } from "../store/jsonl/data_dir_layout.ts";
-import { READ_SCOPE, WRITE_SCOPE } from "./scopes.ts";
+import { READ_SCOPE, WEBHOOKS_SCOPE, WRITE_SCOPE } from "./scopes.ts";
 import { KEY_SET_ALGORITHMS, RemoteKeySet, SECRET_ALGORITHMS, usableKeys } from "./key_sources.ts";
 import type { Logger } from "../ops/log.ts";
 import { mintToken } from "./token_mint.ts";
@@ -76,7 +76,7 @@ async function devModeSecret(
     secret,
     {
       sub: "dev",
-      scope: `${READ_SCOPE} ${WRITE_SCOPE}`,
+      scope: `${READ_SCOPE} ${WRITE_SCOPE} ${WEBHOOKS_SCOPE}`,
       ttlSeconds: 24 * 3600,
     },
     config.jwtIssuer,

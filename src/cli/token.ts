@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from "../config.ts";
 import { readDevSecret } from "../auth/dev_secret.ts";
-import { READ_SCOPE, WRITE_SCOPE } from "../auth/scopes.ts";
+import { READ_SCOPE, WEBHOOKS_SCOPE, WRITE_SCOPE } from "../auth/scopes.ts";
 import { mintToken, parseTtl } from "../auth/token_mint.ts";
 import { exitWith, parseCommandLine } from "./command_line.ts";
 import { TOKEN_USAGE } from "./usage.ts";
@@ -41,7 +41,7 @@ async function main(values: TokenOptions): Promise<void> {
 
 if (import.meta.main) {
   const command = parseCommandLine<TokenOptions>(Deno.args, TOKEN_USAGE, {
-    scope: { type: "string", default: `${READ_SCOPE} ${WRITE_SCOPE}` },
+    scope: { type: "string", default: `${READ_SCOPE} ${WRITE_SCOPE} ${WEBHOOKS_SCOPE}` },
     sub: { type: "string", default: "cli" },
     ttl: { type: "string", default: "1h" },
   });

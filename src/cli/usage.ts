@@ -56,7 +56,7 @@ export const TOKEN_USAGE = `Usage: deno task token [--scope SCOPES] [--sub NAME]
 Prints a token signed with JWT_SECRET, or with the development secret in DATA_DIR.
 
 Options:
-  --scope SCOPES   Space-separated scopes (default "customers:read customers:write")
+  --scope SCOPES   Space-separated scopes (default "customers:read customers:write webhooks:manage")
   --sub NAME       The token's subject (default cli)
   --ttl DURATION   Lifetime such as 30s, 15m, 1h or 7d (default 1h)
   -h, --help       Print this help and exit

@@ -34,6 +34,7 @@ import {
   ServiceStartingError,
   UnsupportedMediaTypeError,
 } from "./errors.ts";
+import { WebhookLimitError, WebhookNotFoundError } from "../webhooks/webhook_errors.ts";
 
 /** How one error class becomes its problem: what it adds to the status, title and type. */
 export interface ProblemSource<E extends Error = Error> {
@@ -100,13 +101,20 @@ const ROWS = {
     }),
   ),
   "origin-not-allowed": row(403, "Origin not allowed", on(OriginNotAllowedError)),
-  "not-found": row(404, "Not found", on(RouteNotFoundError), on(CustomerNotFoundError)),
+  "not-found": row(
+    404,
+    "Not found",
+    on(RouteNotFoundError),
+    on(CustomerNotFoundError),
+    on(WebhookNotFoundError),
+  ),
   "method-not-allowed": row(
     405,
     "Method not allowed",
     on(MethodNotAllowedError, { headers: { "Allow": (error) => error.allow.join(", ") } }),
   ),
   "email-taken": row(409, "Email already in use", on(EmailTakenError)),
+  "webhook-limit-reached": row(409, "Too many webhook endpoints", on(WebhookLimitError)),
   "idempotency-key-in-flight": row(409, "Request in flight", on(IdempotencyKeyInFlightError)),
   "cursor-expired": row(
     410,

@@ -40,7 +40,8 @@ export const PARAMETERS: Record<string, unknown> = {
     name: "id",
     in: "path",
     required: true,
-    description: "The customer's id; a malformed id answers 404 like an unknown one.",
+    description: "The resource's id (a customer's, a webhook endpoint's); a malformed id answers " +
+      "404 like an unknown one.",
     schema: { type: "string", pattern: ULID_PATTERN },
   },
   "If-Match": {

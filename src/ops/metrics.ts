@@ -1,5 +1,6 @@
 /** Latency buckets in seconds, for requests and for fsync. */
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+const WEBHOOK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const FSYNC_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1];
 
 class Histogram {
@@ -36,6 +37,10 @@ export class Metrics {
   #listenerRestarts = 0;
   #customers: () => number;
   #included: (() => string[])[] = [];
+  #webhookDeliveries = new Map<string, number>();
+  #webhookLatency = new Histogram(WEBHOOK_BUCKETS);
+  /** Set once webhooks are wired; until then no webhook family is rendered. */
+  #webhookEndpoints: (() => { id: string; backlog: number; active: boolean }[]) | undefined;
 
   constructor(customersLive: () => number) {
     this.#customers = customersLive;
@@ -75,6 +80,17 @@ export class Metrics {
     this.#fsync.observe(seconds);
   }
 
+  /** Counts one webhook delivery attempt by outcome and observes its duration. */
+  observeWebhookDelivery(outcome: string, seconds: number): void {
+    this.#webhookDeliveries.set(outcome, (this.#webhookDeliveries.get(outcome) ?? 0) + 1);
+    this.#webhookLatency.observe(seconds);
+  }
+
+  /** Where each webhook endpoint's backlog and state come from (at most MAX_WEBHOOKS rows). */
+  watchWebhooks(endpoints: () => { id: string; backlog: number; active: boolean }[]): void {
+    this.#webhookEndpoints = endpoints;
+  }
+
   /** The metrics in Prometheus text format 0.0.4. */
   render(): string {
     const lines = [
@@ -106,8 +122,30 @@ export class Metrics {
       `customers_live ${this.#customers()}`,
       ...processMemory(),
       ...this.#included.flatMap((render) => render()),
+      ...this.#renderWebhooks(),
     ];
     return lines.join("\n") + "\n";
+  }
+
+  #renderWebhooks(): string[] {
+    if (this.#webhookEndpoints === undefined) return [];
+    const endpoints = this.#webhookEndpoints();
+    return [
+      "# HELP webhook_deliveries_total Webhook delivery attempts by outcome.",
+      "# TYPE webhook_deliveries_total counter",
+      ...[...this.#webhookDeliveries].map(([outcome, n]) =>
+        `webhook_deliveries_total{outcome="${outcome}"} ${n}`
+      ),
+      "# HELP webhook_delivery_duration_seconds Latency of webhook delivery attempts.",
+      "# TYPE webhook_delivery_duration_seconds histogram",
+      ...this.#webhookLatency.render("webhook_delivery_duration_seconds", ""),
+      "# HELP webhook_backlog_events Events committed but not yet delivered, per endpoint.",
+      "# TYPE webhook_backlog_events gauge",
+      ...endpoints.map((e) => `webhook_backlog_events{webhook_id="${e.id}"} ${e.backlog}`),
+      "# HELP webhook_endpoint_active 1 while an endpoint is enabled, 0 once disabled.",
+      "# TYPE webhook_endpoint_active gauge",
+      ...endpoints.map((e) => `webhook_endpoint_active{webhook_id="${e.id}"} ${e.active ? 1 : 0}`),
+    ];
   }
 }
 

@@ -1,5 +1,6 @@
 /** The OpenAPI document describes the routes, problems and limits the code really has. */
 import assert from "node:assert/strict";
+import { testWebhookModule } from "../support/webhook_module.ts";
 import { createHandler } from "../../src/app.ts";
 import { LIMITS } from "../../src/domain/validation.ts";
 import { createAuthenticator } from "../../src/auth/authenticator.ts";
@@ -52,7 +53,11 @@ async function withHandler(
       maxStreams: 10,
     });
     await body(createHandler({
-      modules: [customerModule({ service, maxBodyBytes: 1024 }), feed.module],
+      modules: [
+        customerModule({ service, maxBodyBytes: 1024 }),
+        feed.module,
+        testWebhookModule(store),
+      ],
       authenticate: createAuthenticator({ key, algorithms: SECRET_ALGORITHMS }),
       publicUrl,
     }));
@@ -107,7 +112,12 @@ Deno.test("the document's servers entry is the request's origin, or PUBLIC_URL w
 
 Deno.test("every route of the router is documented with exactly the methods it allows", async () => {
   // The public routes are rows of app.ts, the API's rows of the modules main.ts plugs in.
-  const sources = ["app.ts", "customers/customer_routes.ts", "feed/feed_routes.ts"];
+  const sources = [
+    "app.ts",
+    "customers/customer_routes.ts",
+    "feed/feed_routes.ts",
+    "webhooks/webhook_routes.ts",
+  ];
   const text = (await Promise.all(sources.map((file) => Deno.readTextFile(new URL(file, SRC)))))
     .join("\n");
   const routed = [...text.matchAll(/pathname: "([^"]+)"/g)]
@@ -270,7 +280,9 @@ Deno.test("operation ids are unique and every operation is secured as contract Â
   assert.equal(new Set(ids).size, ids.length);
   for (const { path, method, op } of operations()) {
     const scopes = op.security.flatMap((s: Record<string, string[]>) => Object.values(s).flat());
-    const expected = path.startsWith("/api/events")
+    const expected = path.startsWith("/api/webhooks")
+      ? ["webhooks:manage"]
+      : path.startsWith("/api/events")
       ? ["customers:read"]
       : !path.startsWith("/api/customers")
       ? []

@@ -42,7 +42,7 @@ Deno.test("the root lock pins only the server's packages and installs nothing el
 });
 
 Deno.test("tests/deno.json holds the test-only packages, pinned in its own tests/deno.lock", () => {
-  assert.deepEqual(testOnly.sort(), ["ajv", "ajv-formats", "playwright-core"]);
+  assert.deepEqual(testOnly.sort(), ["ajv", "ajv-formats", "playwright-core", "standardwebhooks"]);
   assert.equal(tests.lock, "./deno.lock");
   const locked = lockedPackages(testsLock);
   for (const name of testOnly) assert.ok(locked.has(name), `tests/deno.lock lacks ${name}`);

@@ -49,7 +49,7 @@ Deno.test("with no key source the server creates a 0600 dev secret and prints a 
         const claims = decodeJwt(printed);
         assert.deepEqual(
           String(claims.scope).split(" ").sort(),
-          ["customers:read", "customers:write"],
+          ["customers:read", "customers:write", "webhooks:manage"],
         );
         assert.ok(typeof claims.exp === "number" && claims.exp > Date.now() / 1000 + 3600);
       },

@@ -1,3 +1,4 @@
+import { WebhookLimitError, WebhookNotFoundError } from "../../src/webhooks/webhook_errors.ts";
 import assert from "node:assert/strict";
 import {
   CustomerNotFoundError,
@@ -73,6 +74,8 @@ const SAMPLES: Error[] = [
   new CursorExpiredError(3, 10, 20),
   new VersionExpiredError("x", 1),
   new TooManyStreamsError(1000),
+  new WebhookNotFoundError("x"),
+  new WebhookLimitError(2),
 ];
 
 Deno.test("every error class of the problem table answers its row's status, title and type", async () => {

@@ -156,3 +156,26 @@ Deno.test({
     }
   },
 });
+
+Deno.test("webhook families: deliveries by outcome, latency, and each endpoint's backlog and state", () => {
+  const metrics = new Metrics(() => 0);
+  assert.ok(!metrics.render().includes("webhook_"), "no webhook family before webhooks are wired");
+  metrics.watchWebhooks(() => [
+    { id: "01ARZ3NDEKTSV4RRFFQ69G5FAV", backlog: 7, active: false },
+  ]);
+  metrics.observeWebhookDelivery("success", 0.02);
+  metrics.observeWebhookDelivery("timeout", 10);
+  const samples = parseSamples(metrics.render());
+  assert.equal(sample(samples, 'webhook_deliveries_total{outcome="success"}'), 1);
+  assert.equal(sample(samples, 'webhook_deliveries_total{outcome="timeout"}'), 1);
+  assert.equal(sample(samples, 'webhook_delivery_duration_seconds_bucket{le="0.025"}'), 1);
+  assert.equal(sample(samples, "webhook_delivery_duration_seconds_count"), 2);
+  assert.equal(
+    sample(samples, 'webhook_backlog_events{webhook_id="01ARZ3NDEKTSV4RRFFQ69G5FAV"}'),
+    7,
+  );
+  assert.equal(
+    sample(samples, 'webhook_endpoint_active{webhook_id="01ARZ3NDEKTSV4RRFFQ69G5FAV"}'),
+    0,
+  );
+});

@@ -8,6 +8,7 @@
  * log/00000000000000000001.compacted.jsonl  a segment with deleted customers' events removed
  * log/00000000000000000001.jsonl.torn-4096-1763900000000  bytes startup cut off (offset, ms)
  * snapshots/snapshot-00000000000000123456.jsonl  state after seq 123456
+ * webhooks.jsonl                          webhook endpoints, checkpoints, deliveries logs
  * ```
  */
 
@@ -40,3 +41,6 @@ export const SNAPSHOT_NAME = /^snapshot-([0-9]{20})\.jsonl$/;
 export function tornTailPath(segmentPath: string, offset: number, atMs: number): string {
   return `${segmentPath}.torn-${offset}-${atMs}`;
 }
+
+/** The file that holds webhook endpoints, their checkpoints and deliveries logs. */
+export const WEBHOOKS_FILE = "webhooks.jsonl";

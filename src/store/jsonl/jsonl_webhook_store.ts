@@ -1,0 +1,187 @@
+import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
+import { WebhookState } from "../webhook_state.ts";
+import type { DeliveryAttempt, WebhookEndpoint, WebhookStore } from "../webhook_store.ts";
+import { encodeLine } from "./checked_line.ts";
+import { type Change, readWebhookFile } from "./webhook_file.ts";
+import { WEBHOOKS_FILE } from "./data_dir_layout.ts";
+
+/** What the JSONL webhook store may be told. */
+export interface JsonlWebhookOptions {
+  /** Told when a torn last line is cut off. */
+  warn?: (message: string, fields: Record<string, unknown>) => void;
+  /** Rewrite the file once it holds this many lines more than its live records need. */
+  compactAfterLines?: number;
+  /**
+   * Checkpoints and attempts wait up to this long (default 100 ms) to share a sync: one fdatasync
+   * per delivery would compete with the event log's. Endpoint changes are synced at once.
+   */
+  lazySyncMs?: number;
+}
+
+/**
+ * Webhook state in DATA_DIR/webhooks.jsonl: one checksummed line per change, appended and
+ * fdatasync'ed (writes waiting together share one sync) before a write resolves; replayed on open
+ * into a memory store that serves reads; rewritten atomically once mostly superseded.
+ */
+export class JsonlWebhookStore implements WebhookStore {
+  #state = new WebhookState();
+  #pending: { change: Change; done: () => void; failed: (error: unknown) => void }[] = [];
+  #flushing: Promise<void> | undefined;
+  #lines: number;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #lazyMs: number;
+
+  private constructor(
+    readonly dir: string,
+    private file: Deno.FsFile,
+    lines: number,
+    private readonly compactAfter: number,
+    private readonly warn?: (message: string, fields: Record<string, unknown>) => void,
+    lazyMs = 100,
+  ) {
+    this.#lines = lines;
+    this.#lazyMs = lazyMs;
+  }
+
+  /** Opens (or creates) the webhooks file in `dir` and replays it. */
+  static async open(dir: string, options: JsonlWebhookOptions = {}): Promise<JsonlWebhookStore> {
+    const path = `${dir}/${WEBHOOKS_FILE}`;
+    const { changes, validBytes, length } = await readWebhookFile(path, options.warn);
+    const file = await Deno.open(path, { read: true, write: true, create: true });
+    if (validBytes < length) {
+      await file.truncate(validBytes);
+      await file.syncData();
+    }
+    await file.seek(0, Deno.SeekMode.End);
+    if (length === 0) await syncDirectory(dir);
+    const store = new JsonlWebhookStore(
+      dir,
+      file,
+      changes.length,
+      options.compactAfterLines ?? 5000,
+    );
+    for (const change of changes) store.#apply(change);
+    return store;
+  }
+
+  list(): WebhookEndpoint[] {
+    return this.#state.list();
+  }
+
+  get(id: string): WebhookEndpoint | undefined {
+    return this.#state.get(id);
+  }
+
+  put(endpoint: WebhookEndpoint): Promise<void> {
+    return this.#write({ op: "put", endpoint }, true);
+  }
+
+  remove(id: string): Promise<void> {
+    return this.#write({ op: "remove", id }, true);
+  }
+
+  checkpoint(id: string, lastSeq: number): Promise<void> {
+    return this.#write({ op: "checkpoint", id, last_seq: lastSeq }, false);
+  }
+
+  recordAttempt(id: string, attempt: DeliveryAttempt): Promise<void> {
+    return this.#write({ op: "attempt", id, attempt }, false);
+  }
+
+  attempts(id: string): DeliveryAttempt[] {
+    return this.#state.attempts(id);
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.#timer);
+    if (this.#pending.length > 0) this.#flushing ??= this.#flush();
+    while (this.#flushing !== undefined) await this.#flushing;
+    this.file.close();
+  }
+
+  /** Applies a durable change to the memory state (whose writes complete at once). */
+  #apply(change: Change): void {
+    switch (change.op) {
+      case "put":
+        this.#state.put(change.endpoint);
+        break;
+      case "remove":
+        this.#state.remove(change.id);
+        break;
+      case "checkpoint":
+        this.#state.checkpoint(change.id, change.last_seq);
+        break;
+      case "attempt":
+        this.#state.recordAttempt(change.id, change.attempt);
+    }
+  }
+
+  /** Applies a change once its line is durable; changes waiting together share one fdatasync. */
+  #write(change: Change, urgent: boolean): Promise<void> {
+    const durable = new Promise<void>((done, failed) =>
+      this.#pending.push({ change, done, failed })
+    );
+    if (urgent || this.#lazyMs === 0) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#flushing ??= this.#flush();
+    } else if (this.#timer === undefined && this.#flushing === undefined) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.#flushing ??= this.#flush();
+      }, this.#lazyMs);
+    }
+    return durable;
+  }
+
+  async #flush(): Promise<void> {
+    while (this.#pending.length > 0) {
+      const batch = this.#pending.splice(0);
+      try {
+        // Only the newest checkpoint of an endpoint in a batch needs its line.
+        const newest = new Map<string, Change>();
+        for (const { change } of batch) {
+          if (change.op === "checkpoint") newest.set(change.id, change);
+        }
+        const lines = batch
+          .filter(({ change }) => change.op !== "checkpoint" || newest.get(change.id) === change)
+          .map((item) => encodeLine(item.change));
+        const joined = new Uint8Array(lines.reduce((sum, line) => sum + line.length, 0));
+        let at = 0;
+        for (const line of lines) joined.set(line, at), at += line.length;
+        await writeAll(this.file, joined);
+        await this.file.syncData();
+        this.#lines += lines.length;
+        // Applied in order before the next batch, so a compaction sees every durable change.
+        for (const item of batch) this.#apply(item.change), item.done();
+      } catch (error) {
+        for (const item of batch) item.failed(error);
+      }
+      if (this.#lines > this.compactAfter + this.#state.size) {
+        // A failed rewrite leaves the old file whole; appending to it goes on.
+        await this.#compact().catch((error) =>
+          this.warn?.("Rewriting the webhooks file failed", { error: String(error) })
+        );
+      }
+    }
+    this.#flushing = undefined;
+  }
+
+  /** Rewrites the file with only what it must keep: temp file, fsync, rename, fsync of the dir. */
+  async #compact(): Promise<void> {
+    const lines: Uint8Array[] = [];
+    for (const endpoint of this.#state.list()) {
+      lines.push(encodeLine({ op: "put", endpoint }));
+      for (const attempt of this.#state.attempts(endpoint.id).reverse()) {
+        lines.push(encodeLine({ op: "attempt", id: endpoint.id, attempt }));
+      }
+    }
+    await writeAtomically(this.dir, WEBHOOKS_FILE, async (file) => {
+      for (const line of lines) await writeAll(file, line);
+    });
+    this.file.close();
+    this.file = await Deno.open(`${this.dir}/${WEBHOOKS_FILE}`, { read: true, write: true });
+    await this.file.seek(0, Deno.SeekMode.End);
+    this.#lines = lines.length;
+  }
+}

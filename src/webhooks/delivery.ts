@@ -1,0 +1,112 @@
+import type { DeliveryAttempt, WebhookEndpoint } from "../store/webhook_store.ts";
+import type { DestinationPolicy } from "./destination.ts";
+import { type OpenConnection, postTo } from "./http_post.ts";
+import { signatureHeader } from "./signing.ts";
+import { activeSecrets } from "./webhook_view.ts";
+
+/** One message to deliver: its stable id, type, seq (0 for a ping) and JSON body. */
+export interface Message {
+  id: string;
+  type: string;
+  seq: number;
+  body: string;
+}
+
+/** How one attempt ended, ready for the deliveries log. */
+export interface AttemptResult {
+  ok: boolean;
+  /** The receiver answered 410 Gone: it wants no more deliveries. */
+  gone: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** Signs and POSTs messages, checking the destination's address before every attempt. */
+export class Deliverer {
+  /** One idle connection per endpoint, taken out while in use (a ping may run beside a loop). */
+  #idle = new Map<string, OpenConnection>();
+
+  constructor(
+    private readonly policy: DestinationPolicy,
+    private readonly timeoutMs: number,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** One attempt: resolve and check the URL's host, then POST to the checked address. */
+  async attempt(endpoint: WebhookEndpoint, message: Message): Promise<AttemptResult> {
+    const started = performance.now();
+    const done = (statusCode: number | null, error: string | null): AttemptResult => ({
+      ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
+      gone: statusCode === 410,
+      statusCode,
+      error,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+    });
+    let destination;
+    try {
+      destination = await this.policy.check(endpoint.url);
+    } catch (error) {
+      return done(null, error instanceof Error ? error.message : String(error));
+    }
+    const now = this.clock();
+    const timestamp = Math.floor(now / 1000);
+    const headers = {
+      "webhook-id": message.id,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": signatureHeader(
+        activeSecrets(endpoint, now),
+        message.id,
+        timestamp,
+        message.body,
+      ),
+    };
+    const kept = this.#idle.get(endpoint.id);
+    this.#idle.delete(endpoint.id);
+    const { outcome, open } = await postTo(
+      destination,
+      headers,
+      message.body,
+      this.timeoutMs,
+      kept,
+    );
+    if (open !== undefined) {
+      const other = this.#idle.get(endpoint.id);
+      if (other !== undefined) other.conn.close();
+      this.#idle.set(endpoint.id, open);
+    }
+    if (outcome.status === undefined) return done(null, outcome.error);
+    const redirect = outcome.status >= 300 && outcome.status < 400;
+    return done(outcome.status, redirect ? "redirects are not followed" : null);
+  }
+
+  /** Closes the idle connections (at shutdown). */
+  close(): void {
+    for (const open of this.#idle.values()) {
+      try {
+        open.conn.close();
+      } catch { /* already closed */ }
+    }
+    this.#idle.clear();
+  }
+}
+
+/** The deliveries-log entry of an attempt. */
+export function attemptEntry(
+  message: Message,
+  attempt: number,
+  at: number,
+  result: AttemptResult,
+  nextAt: number | null,
+): DeliveryAttempt {
+  return {
+    seq: message.seq,
+    event_type: message.type,
+    attempt,
+    at: new Date(at).toISOString(),
+    status_code: result.statusCode,
+    error: result.error,
+    duration_ms: result.durationMs,
+    next_attempt_at: nextAt === null ? null : new Date(nextAt).toISOString(),
+  };
+}

@@ -1,0 +1,197 @@
+import type { EventStore, ReplayedEvent } from "../store/event_store.ts";
+import { LogTruncatedError } from "../store/store_errors.ts";
+import type { WebhookStore } from "../store/webhook_store.ts";
+import { publicEventJson } from "../feed/public_event.ts";
+import type { Logger } from "../ops/log.ts";
+import { EventTail } from "./event_tail.ts";
+import { attemptEntry, type AttemptResult, type Deliverer, type Message } from "./delivery.ts";
+
+const BATCH = 100;
+
+/** What the dispatcher is built from. */
+export interface DispatcherDeps {
+  events: EventStore;
+  webhooks: WebhookStore;
+  deliverer: Deliverer;
+  /** The pauses before each retry, in ms; after the last one fails the endpoint is disabled. */
+  retryScheduleMs: readonly number[];
+  /** Disables an endpoint with a reason (through the service, so versions stay serial). */
+  disable: (id: string, reason: string) => Promise<void>;
+  log: Pick<Logger, "warn" | "error">;
+  /** Observes every attempt's outcome (`success`, `failure`, `timeout`...) and duration. */
+  observe?: (outcome: string, seconds: number) => void;
+  clock?: () => number;
+}
+
+/** The message of an event: `webhook-id` is derived from seq, so it is stable across retries. */
+export function eventMessage(event: ReplayedEvent): Message {
+  return { id: `evt_${event.seq}`, type: event.type, seq: event.seq, body: publicEventJson(event) };
+}
+
+/**
+ * Delivers the log to every enabled endpoint: one loop per endpoint, so a slow or failing one
+ * delays no other. Each loop sends events in seq order, retries the oldest undelivered one on
+ * the schedule, checkpoints after each 2xx and sleeps on waitForCommit when it has caught up.
+ */
+export class WebhookDispatcher {
+  #loops = new Map<string, { stop: AbortController; done: Promise<void> }>();
+  #stopped = false;
+  readonly #clock: () => number;
+  readonly #tail: EventTail;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    this.#clock = deps.clock ?? Date.now;
+    this.#tail = new EventTail(deps.events);
+  }
+
+  /** Starts a loop for every enabled endpoint. */
+  start(): void {
+    for (const endpoint of this.deps.webhooks.list()) this.sync(endpoint.id);
+  }
+
+  /** Starts or stops an endpoint's loop to match its stored state (called after each change). */
+  sync(id: string): void {
+    if (this.#stopped) return;
+    const endpoint = this.deps.webhooks.get(id);
+    const loop = this.#loops.get(id);
+    if (endpoint?.enabled && loop === undefined) {
+      const stop = new AbortController();
+      let pause = 0;
+      const done = this.#run(id, stop.signal).catch((error) => {
+        // A failing store must not spin: the loop starts again after a pause.
+        pause = 1000;
+        this.deps.log.error("webhook loop failed", { webhook_id: id, error: String(error) });
+      }).finally(() => {
+        if (this.#loops.get(id)?.stop === stop) this.#loops.delete(id);
+        // A change made while the loop was ending is picked up then.
+        if (!stop.signal.aborted) setTimeout(() => this.sync(id), pause);
+      });
+      this.#loops.set(id, { stop, done });
+    } else if (!endpoint?.enabled && loop !== undefined) {
+      loop.stop.abort();
+      this.#loops.delete(id);
+    }
+  }
+
+  /** Stops every loop and waits for them (an attempt in flight is abandoned, not recorded). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    const loops = [...this.#loops.values()];
+    for (const loop of loops) loop.stop.abort();
+    await Promise.all(loops.map((loop) => loop.done));
+    this.deps.deliverer.close();
+  }
+
+  /** Events not yet delivered to an endpoint: the log's last seq minus its checkpoint. */
+  backlog(id: string): number {
+    const endpoint = this.deps.webhooks.get(id);
+    return endpoint === undefined ? 0 : Math.max(0, this.deps.events.lastSeq - endpoint.last_seq);
+  }
+
+  /** One attempt outside the order (a ping), recorded in the deliveries log. */
+  async sendNow(id: string, message: Message): Promise<AttemptResult> {
+    const endpoint = this.deps.webhooks.get(id);
+    if (endpoint === undefined) throw new Error(`No webhook endpoint "${id}"`);
+    const at = this.#clock();
+    const result = await this.deps.deliverer.attempt(endpoint, message);
+    this.#observe(id, message, result);
+    await this.deps.webhooks.recordAttempt(id, attemptEntry(message, 1, at, result, null));
+    return result;
+  }
+
+  async #run(id: string, signal: AbortSignal): Promise<void> {
+    let cursor = this.deps.webhooks.get(id)?.last_seq ?? 0;
+    while (!signal.aborted) {
+      let events: ReplayedEvent[];
+      try {
+        events = await this.#tail.read(cursor, BATCH);
+      } catch (error) {
+        if (!(error instanceof LogTruncatedError)) throw error;
+        // Retention dropped events this endpoint never got: stop rather than skip them.
+        await this.deps.disable(id, "retention");
+        return;
+      }
+      if (events.length === 0) {
+        await this.deps.events.waitForCommit(cursor, signal).catch(() => {});
+        continue;
+      }
+      for (const event of events) {
+        const endpoint = this.deps.webhooks.get(id);
+        if (signal.aborted || endpoint === undefined || !endpoint.enabled) return;
+        if (endpoint.types.includes(event.type)) {
+          if (!await this.#deliver(id, eventMessage(event), signal)) return;
+        }
+        cursor = event.seq;
+      }
+      this.#background(this.deps.webhooks.checkpoint(id, cursor));
+    }
+  }
+
+  /** Tries one event until a 2xx (true) or until the endpoint is disabled or stopped (false). */
+  async #deliver(id: string, message: Message, signal: AbortSignal): Promise<boolean> {
+    const schedule = this.deps.retryScheduleMs;
+    for (let attempt = 1;; attempt++) {
+      const endpoint = this.deps.webhooks.get(id);
+      if (signal.aborted || endpoint === undefined || !endpoint.enabled) return false;
+      const at = this.#clock();
+      const result = await this.deps.deliverer.attempt(endpoint, message);
+      if (signal.aborted) return false;
+      this.#observe(id, message, result);
+      const last = result.gone || attempt > schedule.length;
+      const nextAt = result.ok || last ? null : this.#clock() + schedule[attempt - 1];
+      this.#background(
+        this.deps.webhooks.recordAttempt(id, attemptEntry(message, attempt, at, result, nextAt)),
+      );
+      if (result.ok) {
+        // Not awaited: the next event goes out while this checkpoint syncs (within milliseconds).
+        this.#background(this.deps.webhooks.checkpoint(id, message.seq));
+        return true;
+      }
+      this.deps.log.warn("webhook delivery failed", {
+        webhook_id: id,
+        seq: message.seq,
+        attempt,
+        status_code: result.statusCode,
+        error: result.error,
+        next_attempt_at: nextAt === null ? null : new Date(nextAt).toISOString(),
+      });
+      if (last) {
+        await this.deps.disable(
+          id,
+          result.gone ? "gone" : `failures: ${attempt} attempts of seq ${message.seq} failed`,
+        );
+        return false;
+      }
+      await sleep(schedule[attempt - 1], signal);
+    }
+  }
+
+  #observe(_id: string, _message: Message, result: AttemptResult): void {
+    const outcome = result.ok
+      ? "success"
+      : result.statusCode !== null
+      ? (result.statusCode >= 300 && result.statusCode < 400 ? "redirect" : "http_error")
+      : result.error?.startsWith("no answer within")
+      ? "timeout"
+      : "network_error";
+    this.deps.observe?.(outcome, result.durationMs / 1000);
+  }
+
+  #background(write: Promise<void>): void {
+    write.catch((error) =>
+      this.deps.log.error("webhook state write failed", { error: String(error) })
+    );
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}

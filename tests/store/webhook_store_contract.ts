@@ -1,0 +1,156 @@
+/**
+ * The behaviour every WebhookStore backend owes the webhook service, as one suite: a backend's
+ * test file calls webhookStoreContract with a harness over real storage.
+ */
+import assert from "node:assert/strict";
+import {
+  ATTEMPTS_KEPT,
+  type DeliveryAttempt,
+  type WebhookEndpoint,
+  type WebhookStore,
+} from "../../src/store/webhook_store.ts";
+import { ulid } from "../support/events.ts";
+
+/** One backend's storage for one test. */
+export interface WebhookStoreHarness {
+  /** Opens a store over this harness's storage (the previous one is closed first). */
+  open(): Promise<WebhookStore>;
+  /** True when a reopened store must hold what the closed one held. */
+  durable: boolean;
+  dispose(): Promise<void>;
+}
+
+/** An endpoint with every field set. */
+export function endpoint(n: number, overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
+  return {
+    id: ulid(n),
+    url: `https://hooks.example.com/${n}`,
+    types: ["customer.created"],
+    description: `endpoint ${n}`,
+    enabled: true,
+    disabled_reason: null,
+    last_seq: 0,
+    created_at: "2026-11-23T10:00:00.000Z",
+    updated_at: "2026-11-23T10:00:00.000Z",
+    version: 1,
+    secrets: [{ secret: "whsec_" + "A".repeat(43) + "=", expires_at: null }],
+    ...overrides,
+  };
+}
+
+/** A failed first attempt of `seq`. */
+export function attempt(seq: number, n = 1): DeliveryAttempt {
+  return {
+    seq,
+    event_type: "customer.created",
+    attempt: n,
+    at: "2026-11-23T10:00:00.000Z",
+    status_code: 500,
+    error: null,
+    duration_ms: 1.5,
+    next_attempt_at: null,
+  };
+}
+
+/** Registers the contract's tests for one backend. */
+export function webhookStoreContract(name: string, harness: () => Promise<WebhookStoreHarness>) {
+  const test = (title: string, body: (h: WebhookStoreHarness) => Promise<void>) =>
+    Deno.test(`${name}: ${title}`, async () => {
+      const h = await harness();
+      try {
+        await body(h);
+      } finally {
+        await h.dispose();
+      }
+    });
+
+  test("put, get and list return endpoints in id order, copies not references", async (h) => {
+    const store = await h.open();
+    await store.put(endpoint(2));
+    await store.put(endpoint(1));
+    assert.deepEqual(store.list().map((e) => e.id), [ulid(1), ulid(2)]);
+    const got = store.get(ulid(1))!;
+    assert.deepEqual(got, endpoint(1));
+    got.url = "changed";
+    assert.equal(store.get(ulid(1))!.url, endpoint(1).url);
+    assert.equal(store.get(ulid(3)), undefined);
+    await store.close();
+  });
+
+  test("a checkpoint moves last_seq forward only, and a put never moves it back", async (h) => {
+    const store = await h.open();
+    await store.put(endpoint(1, { last_seq: 5 }));
+    await store.checkpoint(ulid(1), 9);
+    await store.checkpoint(ulid(1), 7);
+    assert.equal(store.get(ulid(1))!.last_seq, 9);
+    await store.put(endpoint(1, { last_seq: 5, version: 2, enabled: false }));
+    assert.equal(store.get(ulid(1))!.last_seq, 9);
+    assert.equal(store.get(ulid(1))!.enabled, false);
+    await store.checkpoint(ulid(4), 3);
+    assert.equal(store.get(ulid(4)), undefined);
+    await store.close();
+  });
+
+  test("attempts come newest first and each endpoint keeps its last ATTEMPTS_KEPT", async (h) => {
+    const store = await h.open();
+    await store.put(endpoint(1));
+    await store.put(endpoint(2));
+    await Promise.all(
+      Array.from(
+        { length: ATTEMPTS_KEPT + 20 },
+        (_, i) => store.recordAttempt(ulid(1), attempt(i + 1)),
+      ),
+    );
+    await store.recordAttempt(ulid(2), attempt(7));
+    const kept = store.attempts(ulid(1));
+    assert.equal(kept.length, ATTEMPTS_KEPT);
+    assert.equal(kept[0].seq, ATTEMPTS_KEPT + 20);
+    assert.equal(kept[kept.length - 1].seq, 21);
+    assert.deepEqual(store.attempts(ulid(2)), [attempt(7)]);
+    await store.close();
+  });
+
+  test("remove drops the endpoint and its attempts", async (h) => {
+    const store = await h.open();
+    await store.put(endpoint(1));
+    await store.recordAttempt(ulid(1), attempt(1));
+    await store.remove(ulid(1));
+    assert.equal(store.get(ulid(1)), undefined);
+    assert.deepEqual(store.attempts(ulid(1)), []);
+    await store.remove(ulid(1));
+    await store.close();
+  });
+
+  test("what a resolved write stored is there after reopening", async (h) => {
+    if (!h.durable) return;
+    let store = await h.open();
+    await store.put(endpoint(1));
+    await store.put(endpoint(2));
+    await store.checkpoint(ulid(1), 42);
+    await store.recordAttempt(ulid(1), attempt(42));
+    await store.remove(ulid(2));
+    await store.close();
+    store = await h.open();
+    assert.deepEqual(store.list(), [endpoint(1, { last_seq: 42 })]);
+    assert.deepEqual(store.attempts(ulid(1)), [attempt(42)]);
+    await store.close();
+  });
+
+  test("many changes survive reopening with the newest state", async (h) => {
+    if (!h.durable) return;
+    let store = await h.open();
+    await store.put(endpoint(1));
+    for (let seq = 1; seq <= 3000; seq += 10) {
+      await Promise.all([
+        store.checkpoint(ulid(1), seq),
+        store.recordAttempt(ulid(1), attempt(seq)),
+      ]);
+    }
+    await store.close();
+    store = await h.open();
+    assert.equal(store.get(ulid(1))!.last_seq, 2991);
+    assert.equal(store.attempts(ulid(1)).length, ATTEMPTS_KEPT);
+    assert.equal(store.attempts(ulid(1))[0].seq, 2991);
+    await store.close();
+  });
+}

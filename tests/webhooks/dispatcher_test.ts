@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { MemoryEventStore, MemoryLog } from "../../src/store/memory/memory_event_store.ts";
+import { MemoryWebhookStore } from "../../src/store/memory/memory_webhook_store.ts";
+import { Deliverer } from "../../src/webhooks/delivery.ts";
+import { DestinationPolicy } from "../../src/webhooks/destination.ts";
+import { WebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
+import { created, deleted, ulid, updated } from "../support/events.ts";
+import { Receiver, verify } from "../support/webhook_receiver.ts";
+import { endpoint } from "../store/webhook_store_contract.ts";
+
+const SECRET = "whsec_" + btoa("k".repeat(32));
+
+Deno.test("an endpoint gets only its types, in seq order, and its checkpoint passes the others", async () => {
+  const receiver = new Receiver();
+  const events = new MemoryEventStore(new MemoryLog());
+  const webhooks = new MemoryWebhookStore();
+  const dispatcher = new WebhookDispatcher({
+    events,
+    webhooks,
+    deliverer: new Deliverer(new DestinationPolicy(true), 1000),
+    retryScheduleMs: [50],
+    disable: () => Promise.resolve(),
+    log: { warn: () => {}, error: () => {} },
+  });
+  try {
+    await webhooks.put(endpoint(1, {
+      url: receiver.url(),
+      types: ["customer.updated", "customer.deleted"],
+      secrets: [{ secret: SECRET, expires_at: null }],
+    }));
+    await events.replay(() => {});
+    dispatcher.start();
+    await events.append([created(1), created(2)]);
+    await events.append([updated(1, 2), deleted(2, 2), created(3), updated(3, 2)]);
+    const got = await receiver.waitFor((r) => r.length >= 3);
+    assert.deepEqual(got.map((d) => [d.event.seq, d.event.type]), [
+      [3, "customer.updated"],
+      [4, "customer.deleted"],
+      [6, "customer.updated"],
+    ]);
+    for (const delivery of got) verify(delivery, SECRET);
+    for (let i = 0; i < 100 && webhooks.get(ulid(1))!.last_seq < 6; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(webhooks.get(ulid(1))!.last_seq, 6);
+    assert.equal(dispatcher.backlog(ulid(1)), 0);
+  } finally {
+    await dispatcher.stop();
+    await events.close();
+    await receiver.close();
+  }
+});
