@@ -21,7 +21,10 @@ export const json = (schemaName: string) => ({
   "application/json": { schema: schema(schemaName) },
 });
 
-/** The problems any customer operation can answer: auth, rate limit, key set, the unexpected. */
+/**
+ * The problems any API operation can answer: auth, rate limit, key set, the unexpected, and 503
+ * `starting` while the log replays after a start (the listener opens before it).
+ */
 export const API_PROBLEMS: ProblemSlug[] = [
   "unauthenticated",
   "invalid-token",
@@ -29,6 +32,7 @@ export const API_PROBLEMS: ProblemSlug[] = [
   "rate-limited",
   "internal-error",
   "key-set-unavailable",
+  "starting",
 ];
 /** The problems of reading a JSON body. */
 export const BODY_PROBLEMS: ProblemSlug[] = [

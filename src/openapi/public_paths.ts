@@ -34,6 +34,8 @@ export const PUBLIC_PATHS: Record<string, Record<string, unknown>> = {
         description: "Prometheus text exposition format 0.0.4.",
         content: { "text/plain": { schema: { type: "string" } } },
       },
+      // Every route but /healthz answers 503 `starting` while the log replays.
+      ...problemResponses(["starting"]),
     },
   ),
   "/api/openapi.json": readiness(
@@ -45,6 +47,8 @@ export const PUBLIC_PATHS: Record<string, Record<string, unknown>> = {
         description: "The document.",
         content: { "application/json": { schema: { type: "object" } } },
       },
+      // Every route but /healthz answers 503 `starting` while the log replays.
+      ...problemResponses(["starting"]),
     },
   ),
   "/docs": readiness(
@@ -56,6 +60,8 @@ export const PUBLIC_PATHS: Record<string, Record<string, unknown>> = {
         description: "The page.",
         content: { "text/html": { schema: { type: "string" } } },
       },
+      // Every route but /healthz answers 503 `starting` while the log replays.
+      ...problemResponses(["starting"]),
     },
   ),
 };
