@@ -49,7 +49,9 @@ try {
     }
   };
   const started = performance.now();
-  await Promise.all(stores.flatMap((store) => Array.from({ length: inFlight }, () => writer(store))));
+  await Promise.all(
+    stores.flatMap((store) => Array.from({ length: inFlight }, () => writer(store))),
+  );
   const elapsed = (performance.now() - started) / 1000;
   const { rows: [row] } = await admin.query<{ events: string; transactions: string; max: string }>(
     `SELECT count(*) AS events, count(DISTINCT xmin::text) AS transactions, max(seq) AS max

@@ -68,15 +68,17 @@ function refusal(
     const actual = versions.get(id) ?? 0;
     if (actual !== expected) return new ExpectedVersionConflictError(id, expected, actual);
   }
+  // The key first: a repeated keyed create is answered again, not refused for its email.
+  for (const event of item.events) {
+    const key = event.idempotency_key;
+    if (key !== undefined && keys.has(`${event.actor} ${key}`)) {
+      return new IdempotencyKeyTakenError(event.actor, key);
+    }
+  }
   for (const event of item.events) {
     const email = liveEmail(event);
     const owner = email === undefined ? undefined : owners.get(email.toLowerCase());
     if (owner !== undefined && owner !== event.id) return new EmailInUseError(email!);
-    if (
-      event.idempotency_key !== undefined && keys.has(`${event.actor} ${event.idempotency_key}`)
-    ) {
-      return new IdempotencyKeyTakenError(event.actor, event.idempotency_key);
-    }
   }
   return undefined;
 }

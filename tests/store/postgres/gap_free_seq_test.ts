@@ -36,7 +36,11 @@ Deno.test("a reader polling seq > last never skips or reorders a seq while 8 wri
       );
       polls++;
       for (const { seq } of rows) {
-        assert.equal(Number(seq), seen.length + 1, `after seq ${seen.at(-1)} the reader saw ${seq}`);
+        assert.equal(
+          Number(seq),
+          seen.length + 1,
+          `after seq ${seen.at(-1)} the reader saw ${seq}`,
+        );
         seen.push(Number(seq));
       }
       if (rows.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
