@@ -23,6 +23,16 @@ import { CustomerProjection } from "./read_model/projection.ts";
 import { CustomerService } from "./customers/customer_service.ts";
 import { customerModule } from "./customers/customer_routes.ts";
 import { JsonlEventStore } from "./store/jsonl/jsonl_store.ts";
+import { PostgresEventStore } from "./store/postgres/postgres_event_store.ts";
+import { PostgresMaintenance } from "./store/postgres/postgres_maintenance.ts";
+import { followLog } from "./customers/log_follower.ts";
+import { replicaGate } from "./http/replica_gate.ts";
+
+/** The startup message for a database that cannot be reached or migrated. */
+function databaseFailure(error: unknown): string {
+  return `the database in DATABASE_URL cannot be used: ${String(error)}. ` +
+    "Check that PostgreSQL runs and that the URL, user and database are right";
+}
 
 function writeStdout(bytes: Uint8Array): void {
   let written = 0;
@@ -43,25 +53,31 @@ async function main(): Promise<void> {
   });
   log.info("configuration", effectiveConfig(config));
 
-  await prepareDataDir(config.dataDir);
+  // With DATABASE_URL the log is in PostgreSQL; DATA_DIR then only holds a development secret.
+  const shared = config.databaseUrl === undefined ? undefined : await PostgresEventStore.open(
+    config.databaseUrl,
+    { warn: (msg, fields) => log.warn(msg, fields) },
+  ).catch((error) => Promise.reject(new StartupError(databaseFailure(error), EXIT_IO)));
+  if (shared === undefined || config.keySource.kind === "dev") await prepareDataDir(config.dataDir);
   const projection = new CustomerProjection();
   const metrics = new Metrics(() => projection.size);
-  const store = await JsonlEventStore.open(config.dataDir, {
-    warn: (msg, fields) => log.warn(msg, fields),
-    onFatal: (error) => {
-      log.error("fsync failed; stopping so that no write is acknowledged without being durable", {
-        error: String(error),
-      });
-      // Give the batch's 503 answers a moment to leave, then stop.
-      setTimeout(() => Deno.exit(EXIT_IO), 200);
-    },
-    segmentMaxBytes: config.segmentMaxBytes,
-    sync: async (file) => {
-      const started = performance.now();
-      await file.syncData();
-      metrics.observeFsync((performance.now() - started) / 1000);
-    },
-  }).catch((error) => Promise.reject(dataDirFailure(error, config.dataDir)));
+  const store: PostgresEventStore | JsonlEventStore = shared ??
+    await JsonlEventStore.open(config.dataDir, {
+      warn: (msg, fields) => log.warn(msg, fields),
+      onFatal: (error) => {
+        log.error("fsync failed; stopping so that no write is acknowledged without being durable", {
+          error: String(error),
+        });
+        // Give the batch's 503 answers a moment to leave, then stop.
+        setTimeout(() => Deno.exit(EXIT_IO), 200);
+      },
+      segmentMaxBytes: config.segmentMaxBytes,
+      sync: async (file) => {
+        const started = performance.now();
+        await file.syncData();
+        metrics.observeFsync((performance.now() - started) / 1000);
+      },
+    }).catch((error) => Promise.reject(dataDirFailure(error, config.dataDir)));
   const service = new CustomerService({
     store,
     projection,
@@ -69,10 +85,12 @@ async function main(): Promise<void> {
     newId: monotonicFactory(),
     idempotencyMaxKeys: config.idempotencyMaxKeys,
   });
-  const persistence = new CompactionPolicy(store, service, log, {
-    snapshotEvery: config.snapshotEvery,
-    eraseWithinMs: config.eraseWithinSeconds * 1000,
-  });
+  const persistence = shared !== undefined
+    ? new PostgresMaintenance(shared, service)
+    : new CompactionPolicy(store as JsonlEventStore, service, log, {
+      snapshotEvery: config.snapshotEvery,
+      eraseWithinMs: config.eraseWithinSeconds * 1000,
+    });
   service.addCommitListener(() => metrics.eventsAppended(1));
   service.addCommitListener((event) => persistence.noteCommit(event));
 
@@ -147,7 +165,22 @@ async function main(): Promise<void> {
     ms,
   });
   if (stopping) return;
-  handler = app;
+  // Every replica applies the others' events; requests may wait for a seq (Min-Log-Seq).
+  if (shared !== undefined) {
+    followLog(
+      shared,
+      service,
+      (error) => log.warn("following the log failed", { error: String(error) }),
+    );
+    handler = replicaGate(app, {
+      get appliedSeq() {
+        return service.appliedSeq;
+      },
+      get reachable() {
+        return shared.reachable;
+      },
+    });
+  } else handler = app;
   ready = true;
   log.always("ready", { url: listener.url, customers: projection.size, replay_ms: ms });
   announce?.(listener.curl("/api/customers"));

@@ -243,8 +243,10 @@ export class CustomerService implements SnapshotSource {
 
   async #readLog(): Promise<void> {
     while (this.#appliedSeq < this.#store.lastSeq) {
+      const head = this.#store.lastSeq;
       const events = await this.#store.readFrom(this.#appliedSeq, 1000);
-      if (events.length === 0) return;
+      // Nothing left but seqs that erasure removed: the state is at the head.
+      if (events.length === 0) this.#appliedSeq = Math.max(this.#appliedSeq, head);
       for (const event of events) this.#apply(event, event.dataJson);
     }
   }

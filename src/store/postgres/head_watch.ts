@@ -16,6 +16,8 @@ export class HeadWatch {
   #stopped = false;
   #reading = false;
   #again = false;
+  /** False once a read of the head failed, until one succeeds. */
+  reachable = true;
 
   constructor(url: string, pool: PgPool, onHead: (seq: number) => void, pollMs = 500) {
     this.#url = url;
@@ -39,8 +41,11 @@ export class HeadWatch {
     }
     this.#reading = true;
     this.#pool.query<{ seq: string }>("SELECT seq FROM log_head")
-      .then(({ rows }) => this.#onHead(Number(rows[0].seq)))
-      .catch(() => {}) // The poll retries; writes report the outage.
+      .then(({ rows }) => {
+        this.reachable = true;
+        this.#onHead(Number(rows[0].seq));
+      })
+      .catch(() => (this.reachable = false)) // The poll retries; writes report the outage.
       .finally(() => {
         this.#reading = false;
         if (this.#again) {

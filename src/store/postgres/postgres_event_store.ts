@@ -166,6 +166,11 @@ export class PostgresEventStore implements EventStore {
     return this.#waiters.wait(afterSeq, this.#lastSeq, signal);
   }
 
+  /** False while the database cannot be reached (the last read of the head failed). */
+  get reachable(): boolean {
+    return this.#watch.reachable;
+  }
+
   /** Reads the head now instead of at the next notification or poll. */
   refreshHead(): void {
     this.#watch.check();
