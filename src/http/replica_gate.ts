@@ -3,6 +3,7 @@
  * the database is unreachable, and a request with `Min-Log-Seq: <n>` waits up to 5 s until this
  * replica has applied seq n (what another replica answered in `Log-Seq`), else 503 replica-behind.
  */
+import { StoreUnavailableError } from "../store/store_errors.ts";
 import { BadRequestError, ReplicaBehindError } from "./errors.ts";
 import { problemResponse } from "./problem.ts";
 import { requestIdOf } from "./request_id.ts";
@@ -25,23 +26,29 @@ type Handler = (request: Request) => Response | Promise<Response>;
 export function replicaGate(app: Handler, replica: ReplicaState, waitMs = MIN_LOG_SEQ_WAIT_MS) {
   return (request: Request): Response | Promise<Response> => {
     if (pathnameOf(request.url) === "/readyz" && !replica.reachable) {
-      return Response.json({ status: "database unreachable" }, { status: 503 });
+      return problem(new StoreUnavailableError("the database cannot be reached"), request);
     }
     const header = request.headers.get("min-log-seq");
     if (header === null) return app(request);
     if (!/^\d{1,15}$/.test(header.trim())) {
       const error = new BadRequestError(`Min-Log-Seq must be a whole number (got "${header}")`);
-      return problemResponse(error, requestIdOf(request));
+      return problem(error, request);
     }
     const wanted = Number(header.trim());
     if (replica.appliedSeq >= wanted) return app(request);
     return waitFor(wanted).then((caughtUp) =>
-      caughtUp ? app(request) : problemResponse(
-        new ReplicaBehindError(wanted, replica.appliedSeq),
-        requestIdOf(request),
-      )
+      caughtUp ? app(request) : problem(new ReplicaBehindError(wanted, replica.appliedSeq), request)
     );
   };
+
+  /** A problem answer with the headers the app adds to every answer. */
+  function problem(error: Error, request: Request): Response {
+    const requestId = requestIdOf(request);
+    const response = problemResponse(error, requestId);
+    response.headers.set("x-request-id", requestId);
+    response.headers.set("x-content-type-options", "nosniff");
+    return response;
+  }
 
   async function waitFor(wanted: number): Promise<boolean> {
     const until = performance.now() + waitMs;

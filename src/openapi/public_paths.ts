@@ -17,10 +17,11 @@ export const PUBLIC_PATHS: Record<string, Record<string, unknown>> = {
     "getReadiness",
     "Readiness probe",
     "503 while the event log replays after a start (every other route but /healthz " +
-      "answers 503 `starting` then too), 200 once it is replayed.",
+      "answers 503 `starting` then too), 200 once it is replayed. On PostgreSQL (DATABASE_URL) " +
+      "also 503 `storage-unavailable` while the database cannot be reached.",
     {
       "200": { description: "Ready.", content: json("Health") },
-      ...problemResponses(["starting"]),
+      ...problemResponses(["starting", "storage-unavailable"]),
     },
   ),
   "/metrics": readiness(
