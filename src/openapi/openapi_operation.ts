@@ -21,7 +21,10 @@ export const json = (schemaName: string) => ({
   "application/json": { schema: schema(schemaName) },
 });
 
-/** The problems any customer operation can answer: auth, rate limit, key set, the unexpected. */
+/**
+ * The problems any customer operation can answer: auth, rate limit, key set, the unexpected, and
+ * on PostgreSQL a Min-Log-Seq this replica has not reached in time.
+ */
 export const API_PROBLEMS: ProblemSlug[] = [
   "unauthenticated",
   "invalid-token",
@@ -29,6 +32,7 @@ export const API_PROBLEMS: ProblemSlug[] = [
   "rate-limited",
   "internal-error",
   "key-set-unavailable",
+  "replica-behind",
 ];
 /** The problems of reading a JSON body. */
 export const BODY_PROBLEMS: ProblemSlug[] = [

@@ -31,7 +31,7 @@ Deno.test("two replicas on one database: writes on A are read on B, and racing c
     const [a, b] = servers.map((server) => new ApiClient(server.url, token));
 
     const lags: number[] = [];
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 100; i++) {
       const created = await a.create(newCustomer());
       const { res, lagMs } = await readWhenThere(b, `/api/customers/${created.id}`);
       assert.equal(res.status, 200, res.text);
@@ -40,7 +40,7 @@ Deno.test("two replicas on one database: writes on A are read on B, and racing c
     }
     lags.sort((x, y) => x - y);
     console.log(
-      `replica lag over 20 creates: p50 ${lags[10].toFixed(1)} ms, max ${lags[19].toFixed(1)} ms`,
+      `replica lag over 100 creates: p50 ${lags[50].toFixed(1)} ms, p99 ${lags[98].toFixed(1)} ms`,
     );
 
     for (let round = 0; round < 5; round++) {
@@ -56,8 +56,26 @@ Deno.test("two replicas on one database: writes on A are read on B, and racing c
       );
     }
 
+    // Min-Log-Seq: B answers once it has applied A's write, or 503 replica-behind after 5 s.
+    const head = async () =>
+      Number((await schema.query(`SELECT seq FROM ${schema.name}.log_head`))[0].seq);
+    const fresh = await a.create(newCustomer());
+    const seen = await b.get(`/api/customers/${fresh.id}`, {
+      headers: { "min-log-seq": String(await head()) },
+    });
+    assert.equal(seen.status, 200, seen.text);
+    const ahead = await b.get("/api/customers", {
+      headers: { "min-log-seq": String(await head() + 1000) },
+    });
+    assert.equal(ahead.status, 503, ahead.text);
+    assert.match(String((ahead.body as { type: string }).type), /replica-behind/);
+    assert.equal(ahead.headers.get("retry-after"), "1");
+    const bad = await b.get("/api/customers", { headers: { "min-log-seq": "soon" } });
+    assert.equal(bad.status, 400, bad.text);
+
     const all = await Promise.all([a.listAll(), b.listAll()].map((p) => p.catch(() => [])));
-    assert.equal(all[0].length, 25);
+    assert.equal(all[0].length, 106);
+    assert.deepEqual(all[0], all[1]);
   } finally {
     for (const server of servers) await server.dispose();
     await schema.drop();

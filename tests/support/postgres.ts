@@ -9,6 +9,8 @@ export const TEST_DATABASE_URL = Deno.env.get("TEST_DATABASE_URL") ??
 export interface TestSchema {
   name: string;
   url: string;
+  /** Runs SQL on the server (with the schema's name spelled out where needed). */
+  query(sql: string): Promise<Record<string, unknown>[]>;
   drop(): Promise<void>;
 }
 
@@ -22,6 +24,7 @@ export async function createTestSchema(): Promise<TestSchema> {
   return {
     name,
     url: url.toString(),
+    query: async (sql) => (await admin.query(sql)).rows,
     drop: async () => {
       await admin.query(`DROP SCHEMA ${name} CASCADE`);
       await admin.end();
