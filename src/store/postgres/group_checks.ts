@@ -10,7 +10,7 @@ import {
   IdempotencyKeyTakenError,
 } from "../store_errors.ts";
 import type { PgClient } from "./pg_connection.ts";
-import type { QueuedAppend } from "./append_group.ts";
+import type { QueuedAppend } from "./queued_append.ts";
 
 const CHECK = `SELECT
   (SELECT coalesce(json_object_agg(customer_id, version), '{}') FROM streams

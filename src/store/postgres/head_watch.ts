@@ -3,7 +3,7 @@
  * notifications lost while the listening connection was down (it reconnects with backoff).
  */
 import { connectClient, type PgClient, type PgPool } from "./pg_connection.ts";
-import { LOG_CHANNEL } from "./append_group.ts";
+import { LOG_CHANNEL } from "./queued_append.ts";
 
 /** Calls onHead with the committed head each time it may have moved; stop() ends it. */
 export class HeadWatch {

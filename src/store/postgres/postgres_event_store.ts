@@ -8,7 +8,8 @@ import type {
 import type { CustomerEvent } from "../../domain/events.ts";
 import { CommitWaiters } from "../commit_waiters.ts";
 import { StoreClosedError, StoreError, StoreUnavailableError } from "../store_errors.ts";
-import { commitGroup, type QueuedAppend } from "./append_group.ts";
+import { commitGroup } from "./append_group.ts";
+import type { QueuedAppend } from "./queued_append.ts";
 import { HeadWatch } from "./head_watch.ts";
 import { createPool, type PgPool } from "./pg_connection.ts";
 import { migrate } from "./schema.ts";
