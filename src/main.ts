@@ -61,23 +61,22 @@ async function main(): Promise<void> {
   if (shared === undefined || config.keySource.kind === "dev") await prepareDataDir(config.dataDir);
   const projection = new CustomerProjection();
   const metrics = new Metrics(() => projection.size);
-  const store: PostgresEventStore | JsonlEventStore = shared ??
-    await JsonlEventStore.open(config.dataDir, {
-      warn: (msg, fields) => log.warn(msg, fields),
-      onFatal: (error) => {
-        log.error("fsync failed; stopping so that no write is acknowledged without being durable", {
-          error: String(error),
-        });
-        // Give the batch's 503 answers a moment to leave, then stop.
-        setTimeout(() => Deno.exit(EXIT_IO), 200);
-      },
-      segmentMaxBytes: config.segmentMaxBytes,
-      sync: async (file) => {
-        const started = performance.now();
-        await file.syncData();
-        metrics.observeFsync((performance.now() - started) / 1000);
-      },
-    }).catch((error) => Promise.reject(dataDirFailure(error, config.dataDir)));
+  const store = shared ?? await JsonlEventStore.open(config.dataDir, {
+    warn: (msg, fields) => log.warn(msg, fields),
+    onFatal: (error) => {
+      log.error("fsync failed; stopping so that no write is acknowledged without being durable", {
+        error: String(error),
+      });
+      // Give the batch's 503 answers a moment to leave, then stop.
+      setTimeout(() => Deno.exit(EXIT_IO), 200);
+    },
+    segmentMaxBytes: config.segmentMaxBytes,
+    sync: async (file) => {
+      const started = performance.now();
+      await file.syncData();
+      metrics.observeFsync((performance.now() - started) / 1000);
+    },
+  }).catch((error) => Promise.reject<JsonlEventStore>(dataDirFailure(error, config.dataDir)));
   const service = new CustomerService({
     store,
     projection,
