@@ -1,7 +1,7 @@
 import { monotonicFactory } from "ulid";
 import { createHandler } from "./app.ts";
 import { verificationKey } from "./auth/verification_key.ts";
-import { loadConfig } from "./config.ts";
+import { type Config, loadConfig } from "./config.ts";
 import { createAuthenticator } from "./auth/authenticator.ts";
 import type { Principal } from "./http/api_module.ts";
 import { TokenCache } from "./auth/token_cache.ts";
@@ -15,7 +15,7 @@ import { logOpenFileLimit } from "./ops/open_file_limit.ts";
 import { MaintenanceHealth } from "./ops/maintenance_health.ts";
 import { watchParent } from "./ops/parent_watch.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
-import { bufferedSink, createLogger, requestLine } from "./ops/log.ts";
+import { bufferedSink, createLogger, type Logger, requestLine } from "./ops/log.ts";
 import { dataDirFailure, prepareDataDir, replayFailure } from "./ops/data_dir_setting.ts";
 import { effectiveConfig } from "./ops/effective_config.ts";
 import { listen, type Listener } from "./ops/listener.ts";
@@ -25,6 +25,8 @@ import { CustomerProjection } from "./read_model/projection.ts";
 import { CustomerService } from "./customers/customer_service.ts";
 import { customerModule } from "./customers/customer_routes.ts";
 import { JsonlEventStore } from "./store/jsonl/jsonl_store.ts";
+import type { EventStore } from "./store/event_store.ts";
+import type { ApiModule } from "./http/api_module.ts";
 import { feedModule } from "./feed/feed_routes.ts";
 import { withLogSeq } from "./feed/log_seq.ts";
 import { acceptingStreamTokens, StreamTokens } from "./feed/stream_tokens.ts";
@@ -34,6 +36,16 @@ import { WebhookService } from "./webhooks/webhook_service.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { Deliverer } from "./webhooks/delivery.ts";
 import { DestinationPolicy } from "./webhooks/destination.ts";
+import { PostgresEventStore } from "./store/postgres/postgres_event_store.ts";
+import { PostgresMaintenance } from "./store/postgres/postgres_maintenance.ts";
+import { followLog } from "./customers/log_follower.ts";
+import { replicaGate } from "./http/replica_gate.ts";
+
+/** The startup message for a database that cannot be reached or migrated. */
+function databaseFailure(error: unknown): string {
+  return `the database in DATABASE_URL cannot be used: ${String(error)}. ` +
+    "Check that PostgreSQL runs and that the URL, user and database are right";
+}
 
 function writeStdout(bytes: Uint8Array): void {
   let written = 0;
@@ -55,10 +67,15 @@ async function main(): Promise<void> {
   log.info("configuration", effectiveConfig(config));
   logOpenFileLimit(log);
 
-  await prepareDataDir(config.dataDir);
+  // With DATABASE_URL the log is in PostgreSQL; DATA_DIR then only holds a development secret.
+  const shared = config.databaseUrl === undefined ? undefined : await PostgresEventStore.open(
+    config.databaseUrl,
+    { warn: (msg, fields) => log.warn(msg, fields) },
+  ).catch((error) => Promise.reject(new StartupError(databaseFailure(error), EXIT_IO)));
+  if (shared === undefined || config.keySource.kind === "dev") await prepareDataDir(config.dataDir);
   const projection = new CustomerProjection();
   const metrics = new Metrics(() => projection.size);
-  const store = await JsonlEventStore.open(config.dataDir, {
+  const store = shared ?? await JsonlEventStore.open(config.dataDir, {
     warn: (msg, fields) => log.warn(msg, fields),
     onFatal: (error) => {
       log.error("fsync failed; stopping so that no write is acknowledged without being durable", {
@@ -73,7 +90,7 @@ async function main(): Promise<void> {
       await file.syncData();
       metrics.observeFsync((performance.now() - started) / 1000);
     },
-  }).catch((error) => Promise.reject(dataDirFailure(error, config.dataDir)));
+  }).catch((error) => Promise.reject<JsonlEventStore>(dataDirFailure(error, config.dataDir)));
   const service = new CustomerService({
     store,
     projection,
@@ -83,45 +100,23 @@ async function main(): Promise<void> {
   });
   const maintenance = new MaintenanceHealth();
   metrics.include(() => maintenance.render());
-  const persistence = new CompactionPolicy(store, service, log, {
-    snapshotEvery: config.snapshotEvery,
-    eraseWithinMs: config.eraseWithinSeconds * 1000,
-    onOutcome: (error) => error === undefined ? maintenance.succeeded() : maintenance.failed(error),
-    // Compaction starts only once the app (and so the feed below) exists.
-    onCompacted: () => feed.erased(),
-  });
+  const persistence = shared !== undefined
+    ? new PostgresMaintenance(shared, service)
+    : new CompactionPolicy(store as JsonlEventStore, service, log, {
+      snapshotEvery: config.snapshotEvery,
+      eraseWithinMs: config.eraseWithinSeconds * 1000,
+      onOutcome: (error) =>
+        error === undefined ? maintenance.succeeded() : maintenance.failed(error),
+      // Compaction starts only once the app (and so the feed below) exists.
+      onCompacted: () => feed.erased(),
+    });
   service.addCommitListener(() => metrics.eventsAppended(1));
   service.addCommitListener((event) => persistence.noteCommit(event));
 
-  const webhookStore = await JsonlWebhookStore.open(config.dataDir, {
-    warn: (msg, fields) => log.warn(msg, fields),
-  }).catch((error) => Promise.reject(dataDirFailure(error, config.dataDir)));
-  const webhookPolicy = new DestinationPolicy(config.webhookAllowPrivate);
-  const webhooks = new WebhookService({
-    store: webhookStore,
-    policy: webhookPolicy,
-    lastSeq: () => store.lastSeq,
-    clock: Date.now,
-    newId: monotonicFactory(),
-    maxWebhooks: config.maxWebhooks,
-    onChange: (id) => dispatcher.sync(id),
-  });
-  const dispatcher = new WebhookDispatcher({
-    events: store,
-    webhooks: webhookStore,
-    deliverer: new Deliverer(webhookPolicy, config.webhookTimeoutMs),
-    retryScheduleMs: config.webhookRetryScheduleMs,
-    disable: (id, reason) => webhooks.disable(id, reason),
-    log,
-    observe: (outcome, seconds) => metrics.observeWebhookDelivery(outcome, seconds),
-  });
-  metrics.watchWebhooks(() =>
-    webhookStore.list().map((e) => ({
-      id: e.id,
-      backlog: dispatcher.backlog(e.id),
-      active: e.enabled,
-    }))
-  );
+  // Webhook endpoints are kept in DATA_DIR; the PostgreSQL store does not hold them yet.
+  const webhookParts = shared === undefined
+    ? await webhooksWiring(config, store, metrics, log)
+    : undefined;
 
   const { key, algorithms, announce } = await verificationKey(config, log).catch((error) =>
     Promise.reject(error instanceof StartupError ? error : dataDirFailure(error, config.dataDir))
@@ -150,12 +145,7 @@ async function main(): Promise<void> {
         appliedSeq,
       ),
       withLogSeq(feed.module, appliedSeq),
-      webhookModule({
-        service: webhooks,
-        dispatcher,
-        maxBodyBytes: config.maxBodyBytes,
-        bodyTimeoutMs: config.bodyTimeoutMs,
-      }),
+      ...webhookParts === undefined ? [] : [webhookParts.module],
     ],
     authenticate: acceptingStreamTokens(
       streamTokens,
@@ -190,8 +180,7 @@ async function main(): Promise<void> {
     await listener?.close();
     // During the replay nothing was written: the lock goes with the process.
     if (ready) {
-      await dispatcher.stop();
-      await webhookStore.close();
+      await webhookParts?.stop();
       await persistence.settle();
       await persistence.compactIfChanged().catch((error) =>
         log.error("Snapshot at shutdown failed; the log has everything", { error: String(error) })
@@ -223,12 +212,79 @@ async function main(): Promise<void> {
     ms,
   });
   if (stopping) return;
-  handler = app;
+  // Every replica applies the others' events; requests may wait for a seq (Min-Log-Seq).
+  if (shared !== undefined) {
+    followLog(
+      shared,
+      service,
+      (error) => log.warn("following the log failed", { error: String(error) }),
+    );
+    handler = replicaGate(app, {
+      get appliedSeq() {
+        return service.appliedSeq;
+      },
+      get reachable() {
+        return shared.reachable;
+      },
+    });
+  } else handler = app;
   ready = true;
   log.always("ready", { url: listener.url, customers: projection.size, replay_ms: ms });
   announce?.(listener.curl("/api/customers"));
-  dispatcher.start();
+  webhookParts?.dispatcher.start();
   if (recovery.eventsReplayed > 0) persistence.startCompaction();
+}
+
+/** The webhooks module over the JSONL webhook store in DATA_DIR, its dispatcher, and how to stop. */
+async function webhooksWiring(
+  config: Config,
+  store: EventStore,
+  metrics: Metrics,
+  log: Logger,
+): Promise<{ module: ApiModule; dispatcher: WebhookDispatcher; stop(): Promise<void> }> {
+  const webhookStore = await JsonlWebhookStore.open(config.dataDir, {
+    warn: (msg, fields) => log.warn(msg, fields),
+  }).catch((error) => Promise.reject(dataDirFailure(error, config.dataDir)));
+  const webhookPolicy = new DestinationPolicy(config.webhookAllowPrivate);
+  const webhooks = new WebhookService({
+    store: webhookStore,
+    policy: webhookPolicy,
+    lastSeq: () => store.lastSeq,
+    clock: Date.now,
+    newId: monotonicFactory(),
+    maxWebhooks: config.maxWebhooks,
+    onChange: (id) => dispatcher.sync(id),
+  });
+  const dispatcher = new WebhookDispatcher({
+    events: store,
+    webhooks: webhookStore,
+    deliverer: new Deliverer(webhookPolicy, config.webhookTimeoutMs),
+    retryScheduleMs: config.webhookRetryScheduleMs,
+    disable: (id, reason) => webhooks.disable(id, reason),
+    log,
+    observe: (outcome, seconds) => metrics.observeWebhookDelivery(outcome, seconds),
+  });
+  metrics.watchWebhooks(() =>
+    webhookStore.list().map((e) => ({
+      id: e.id,
+      backlog: dispatcher.backlog(e.id),
+      active: e.enabled,
+    }))
+  );
+  const module = webhookModule({
+    service: webhooks,
+    dispatcher,
+    maxBodyBytes: config.maxBodyBytes,
+    bodyTimeoutMs: config.bodyTimeoutMs,
+  });
+  return {
+    module,
+    dispatcher,
+    stop: async () => {
+      await dispatcher.stop();
+      await webhookStore.close();
+    },
+  };
 }
 
 if (import.meta.main) {

@@ -1,11 +1,21 @@
 import type { ExpectedVersions } from "../domain/commands.ts";
 import type { Customer } from "../domain/customer.ts";
 import { decide, type DecideContext } from "../domain/decide.ts";
-import { IdempotencyKeyInFlightError, IdempotencyKeyReusedError } from "../domain/errors.ts";
+import {
+  EmailTakenError,
+  IdempotencyKeyInFlightError,
+  IdempotencyKeyReusedError,
+  VersionMismatchError,
+} from "../domain/errors.ts";
 import type { CustomerCommand } from "../domain/commands.ts";
 import type { CustomerEvent } from "../domain/events.ts";
 import type { EventMeta, EventStore, StoredEvent } from "../store/event_store.ts";
 import type { SnapshotSource } from "../store/snapshot_source.ts";
+import {
+  EmailInUseError,
+  ExpectedVersionConflictError,
+  IdempotencyKeyTakenError,
+} from "../store/store_errors.ts";
 import { customerFacts } from "../read_model/customer_facts.ts";
 import { customerText } from "../read_model/customer_text.ts";
 import type {
@@ -70,6 +80,7 @@ export class CustomerService implements SnapshotSource {
   #context: DecideContext;
   #appliedSeq = 0;
   #commitListeners: CommitListener[] = [];
+  #catchingUp: Promise<void> | undefined;
 
   constructor(deps: CustomerServiceDeps) {
     this.#store = deps.store;
@@ -160,7 +171,12 @@ export class CustomerService implements SnapshotSource {
   }
 
   /** Creates a customer; with an idempotency key, a repeat answers the first result again. */
-  async create(body: unknown, context: WriteContext, key?: string): Promise<CreateResult> {
+  async create(
+    body: unknown,
+    context: WriteContext,
+    key?: string,
+    caughtUp = false,
+  ): Promise<CreateResult> {
     if (key === undefined) {
       const customer = await this.#commit({ type: "CreateCustomer", body }, context);
       return { customer: customer!, replayed: false };
@@ -178,9 +194,14 @@ export class CustomerService implements SnapshotSource {
       const meta = { idempotency_key: key, request_hash: hash };
       const customer = await this.#commit({ type: "CreateCustomer", body }, context, meta);
       return { customer: customer!, replayed: false };
+    } catch (error) {
+      // Another replica committed this key first: learn its answer from the log, then replay it.
+      if (!(error instanceof IdempotencyKeyTakenError) || caughtUp) throw error;
     } finally {
       this.#idempotency.release(context.actor, key);
     }
+    await this.catchUp();
+    return this.create(body, context, key, true);
   }
 
   /** Replaces every mutable field. */
@@ -213,13 +234,55 @@ export class CustomerService implements SnapshotSource {
   }
 
   /**
-   * Decides synchronously (so concurrent commands see each other), then waits for durability;
-   * resolves with the customer after the change (undefined after a delete).
+   * Applies the events other writers (replicas on a shared store) committed after appliedSeq, in
+   * seq order, up to the store's lastSeq; concurrent calls share one pass.
+   */
+  catchUp(): Promise<void> {
+    this.#catchingUp ??= this.#readLog().finally(() => (this.#catchingUp = undefined));
+    return this.#catchingUp;
+  }
+
+  async #readLog(): Promise<void> {
+    while (this.#appliedSeq < this.#store.lastSeq) {
+      const head = this.#store.lastSeq;
+      const events = await this.#store.readFrom(this.#appliedSeq, 1000);
+      // Nothing left but seqs that erasure removed: the state is at the head.
+      if (events.length === 0) this.#appliedSeq = Math.max(this.#appliedSeq, head);
+      for (const event of events) this.#apply(event, event.dataJson);
+    }
+  }
+
+  /**
+   * Commits; when a shared store refuses the append because another replica wrote first, catches
+   * up with the log and decides again, so the answer is the one a single process gives. Resolves
+   * with the customer after the change (undefined after a delete).
    */
   async #commit(
     command: CustomerCommand,
     context: WriteContext,
     extra: Partial<EventMeta> = {},
+  ): Promise<Customer | undefined> {
+    for (let attempt = 1;; attempt++) {
+      try {
+        return await this.#commitOnce(command, context, extra);
+      } catch (error) {
+        const lost = error instanceof ExpectedVersionConflictError ||
+          error instanceof EmailInUseError;
+        if (!lost) throw error;
+        await this.catchUp();
+        if (attempt < 3) continue;
+        throw error instanceof EmailInUseError
+          ? new EmailTakenError(error.email)
+          : new VersionMismatchError(error.actual);
+      }
+    }
+  }
+
+  /** Decides synchronously (so concurrent commands see each other), then waits for durability. */
+  async #commitOnce(
+    command: CustomerCommand,
+    context: WriteContext,
+    extra: Partial<EventMeta>,
   ): Promise<Customer | undefined> {
     let event = decide(command, this.#pending, this.#context);
     if (event === undefined) {
@@ -237,7 +300,11 @@ export class CustomerService implements SnapshotSource {
     const json = event.data === null ? undefined : customerText(event.data);
     this.#pending.hold(event);
     try {
-      const [stored] = await this.#store.append([{ ...event, ...meta, dataJson: json }]);
+      const [stored] = await this.#store.append([{ ...event, ...meta, dataJson: json }], {
+        expected: { [event.id]: event.version - 1 },
+      });
+      // Events of other writers before this one are applied first (read-your-writes, in order).
+      if (stored.seq > this.#appliedSeq + 1) await this.catchUp();
       this.#apply(stored, json ?? null, event.data ?? undefined);
       for (const listener of this.#commitListeners) listener(stored);
       context.committedSeq = stored.seq;
@@ -252,6 +319,7 @@ export class CustomerService implements SnapshotSource {
    * replayed (the log's own text only): the read model keeps the text either way.
    */
   #apply(event: Omit<StoredEvent, "data">, json: string | null, data?: Customer): void {
+    if (event.seq <= this.#appliedSeq) return; // Applied already, by catchUp.
     this.#projection.apply(event.id, event.version, json);
     this.#appliedSeq = event.seq;
     if (event.type === "customer.created" && event.idempotency_key !== undefined) {

@@ -130,3 +130,13 @@ export class OriginNotAllowedError extends Error {
     this.name = "OriginNotAllowedError";
   }
 }
+
+/** This replica has not applied the log up to the seq a Min-Log-Seq header asked for in time. */
+export class ReplicaBehindError extends Error {
+  constructor(wanted: number, applied: number) {
+    super(
+      `This replica has applied the log up to seq ${applied}, not yet ${wanted}; retry shortly`,
+    );
+    this.name = "ReplicaBehindError";
+  }
+}

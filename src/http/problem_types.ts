@@ -30,6 +30,7 @@ import {
   MissingCredentialsError,
   OriginNotAllowedError,
   RateLimitedError,
+  ReplicaBehindError,
   RouteNotFoundError,
   ServiceStartingError,
   UnsupportedMediaTypeError,
@@ -179,6 +180,11 @@ const ROWS = {
     on(StoreError, {
       detail: "The service cannot store changes right now; nothing was changed",
     }),
+  ),
+  "replica-behind": row(
+    503,
+    "Replica behind",
+    on(ReplicaBehindError, { headers: { "Retry-After": () => "1" } }),
   ),
   "storage-full": row(507, "Insufficient storage", on(StorageFullError)),
 };

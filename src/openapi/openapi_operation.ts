@@ -22,8 +22,9 @@ export const json = (schemaName: string) => ({
 });
 
 /**
- * The problems any API operation can answer: auth, rate limit, key set, the unexpected, and 503
- * `starting` while the log replays after a start (the listener opens before it).
+ * The problems any API operation can answer: auth, rate limit, key set, the unexpected, 503
+ * `starting` while the log replays after a start (the listener opens before it), and on
+ * PostgreSQL a Min-Log-Seq this replica has not reached in time.
  */
 export const API_PROBLEMS: ProblemSlug[] = [
   "unauthenticated",
@@ -33,6 +34,7 @@ export const API_PROBLEMS: ProblemSlug[] = [
   "internal-error",
   "key-set-unavailable",
   "starting",
+  "replica-behind",
 ];
 /** The problems of reading a JSON body. */
 export const BODY_PROBLEMS: ProblemSlug[] = [

@@ -18,10 +18,12 @@ export const PUBLIC_PATHS: Record<string, Record<string, unknown>> = {
     "Readiness probe",
     "503 while the event log replays after a start (every other route but /healthz " +
       "answers 503 `starting` then too), 200 once it is replayed; 503 " +
-      "`maintenance-failing` after 3 failed compactions in a row (the detail names the cause).",
+      "`maintenance-failing` after 3 failed compactions in a row (the detail names the cause). " +
+      "On PostgreSQL (DATABASE_URL) also 503 `storage-unavailable` while the database cannot " +
+      "be reached.",
     {
       "200": { description: "Ready.", content: json("Health") },
-      ...problemResponses(["starting", "maintenance-failing"]),
+      ...problemResponses(["starting", "maintenance-failing", "storage-unavailable"]),
     },
   ),
   "/metrics": readiness(

@@ -69,8 +69,8 @@ export class PermissionPathError extends Error {
 
 /** The absolute paths the server may touch, from its configuration. */
 export interface ServerPaths {
-  /** DATA_DIR: read and written (log, snapshots, lock, dev secret). */
-  dataDir: string;
+  /** DATA_DIR: read and written (log, snapshots, lock, dev secret); with DATABASE_URL only for the dev secret. */
+  dataDir?: string;
   /** JWKS_FILE, read once at startup. */
   jwksFile?: string;
   /** SOCKET: Deno.serve on a Unix socket needs read and write on its path. */
@@ -79,7 +79,7 @@ export interface ServerPaths {
 
 /** The configured paths made absolute against `cwd`; refuses one that holds a comma. */
 export function serverPaths(
-  config: Pick<Config, "dataDir" | "keySource" | "socket">,
+  config: Pick<Config, "dataDir" | "keySource" | "socket" | "databaseUrl">,
   cwd: string,
 ): ServerPaths {
   const absolute = (name: string, path: string) => {
@@ -91,7 +91,9 @@ export function serverPaths(
     }
     return isAbsolute(path) ? resolve(path) : resolve(cwd, path);
   };
-  const paths: ServerPaths = { dataDir: absolute("DATA_DIR", config.dataDir) };
+  // On PostgreSQL the data directory holds nothing but a development secret.
+  const usesDataDir = config.databaseUrl === undefined || config.keySource.kind === "dev";
+  const paths: ServerPaths = usesDataDir ? { dataDir: absolute("DATA_DIR", config.dataDir) } : {};
   if (config.keySource.kind === "jwks-file") {
     paths.jwksFile = absolute("JWKS_FILE", config.keySource.path);
   }
@@ -104,7 +106,7 @@ export function serverPaths(
  * address comes from HOST/PORT and the IdP from JWKS_URL (the README shows how to narrow it).
  */
 export function serverPermissionFlags(
-  config: Pick<Config, "dataDir" | "keySource" | "socket">,
+  config: Pick<Config, "dataDir" | "keySource" | "socket" | "databaseUrl">,
   cwd: string,
 ): string[] {
   const { dataDir, jwksFile, socket } = serverPaths(config, cwd);
@@ -114,7 +116,8 @@ export function serverPermissionFlags(
     "--no-prompt",
     "--allow-net",
     `--allow-env=${SERVER_ENV_VARS.join(",")}`,
-    `--allow-read=${read.join(",")}`,
-    `--allow-write=${write.join(",")}`,
+    // An empty list would not mean "nothing": the flag is left out instead.
+    ...read.length > 0 ? [`--allow-read=${read.join(",")}`] : [],
+    ...write.length > 0 ? [`--allow-write=${write.join(",")}`] : [],
   ];
 }

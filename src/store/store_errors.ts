@@ -103,3 +103,29 @@ export class LogTruncatedError extends StoreError {
     this.oldestSeq = oldestSeq;
   }
 }
+
+/** A store that enforces email uniqueness found the email on another live customer. */
+export class EmailInUseError extends StoreError {
+  /** The email, as the refused event carried it. */
+  readonly email: string;
+
+  constructor(email: string) {
+    super(`The email "${email}" belongs to another live customer`);
+    this.name = "EmailInUseError";
+    this.email = email;
+  }
+}
+
+/** A store that enforces idempotency keys already holds a create with this key for this actor. */
+export class IdempotencyKeyTakenError extends StoreError {
+  /** The actor (token sub) and key. */
+  readonly actor: string;
+  readonly key: string;
+
+  constructor(actor: string, key: string) {
+    super(`The idempotency key "${key}" of "${actor}" was already used`);
+    this.name = "IdempotencyKeyTakenError";
+    this.actor = actor;
+    this.key = key;
+  }
+}

@@ -178,3 +178,21 @@ Deno.test("the Dockerfile runs the launcher and the compile script under the sam
     "JWKS_FILE=/config/jwks.json",
   ]);
 });
+
+Deno.test("with DATABASE_URL the server reads and writes no file, unless the dev secret lives in DATA_DIR", () => {
+  const url = "postgres://api@db:5432/customers";
+  assert.deepEqual(serverPermissionFlags(configOf({ DATABASE_URL: url }), "/srv"), [
+    "--no-prompt",
+    "--allow-net",
+    ENV_FLAG,
+  ]);
+  const jwks = configOf({ DATABASE_URL: url, JWT_SECRET: "", JWKS_FILE: "/etc/api/jwks.json" });
+  assert.deepEqual(serverPermissionFlags(jwks, "/srv").slice(3), [
+    "--allow-read=/etc/api/jwks.json",
+  ]);
+  const dev = loadConfig((name) => ({ DATABASE_URL: url, DATA_DIR: "/var/lib/api" })[name]);
+  assert.deepEqual(serverPermissionFlags(dev, "/srv").slice(3), [
+    "--allow-read=/var/lib/api",
+    "--allow-write=/var/lib/api",
+  ]);
+});

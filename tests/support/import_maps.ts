@@ -11,7 +11,10 @@ export interface DenoConfig {
 /** The parts of a deno.lock (version 5) these tests read. */
 export interface Lock {
   specifiers: Record<string, string>;
-  npm: Record<string, { integrity: string; dependencies?: string[] }>;
+  npm: Record<
+    string,
+    { integrity: string; dependencies?: string[]; optionalDependencies?: string[] }
+  >;
   workspace: { dependencies: string[] };
 }
 
@@ -45,7 +48,7 @@ export async function importedPackages(dir: URL): Promise<Set<string>> {
   return found;
 }
 
-/** The package names a lock installs: its workspace dependencies and all they depend on. */
+/** The package names a lock installs: its workspace dependencies and all they (optionally) depend on. */
 export function lockedPackages(lock: Lock): Set<string> {
   const keys = Object.keys(lock.npm);
   const pending = lock.workspace.dependencies
@@ -58,7 +61,8 @@ export function lockedPackages(lock: Lock): Set<string> {
     // A dependency is listed by name when one version is locked, else as name@version.
     const resolves = (dependency: string, k: string) =>
       k === dependency || k.startsWith(`${dependency}_`) || packageName(k) === dependency;
-    for (const dependency of lock.npm[key]?.dependencies ?? []) {
+    const entry = lock.npm[key];
+    for (const dependency of [...entry?.dependencies ?? [], ...entry?.optionalDependencies ?? []]) {
       pending.push(...keys.filter((k) => resolves(dependency, k)));
     }
   }

@@ -1,0 +1,61 @@
+/**
+ * In front of the app on a replica that shares its log (PostgreSQL): `/readyz` answers 503 while
+ * the database is unreachable, and a request with `Min-Log-Seq: <n>` waits up to 5 s until this
+ * replica has applied seq n (what another replica answered in `Log-Seq`), else 503 replica-behind.
+ */
+import { StoreUnavailableError } from "../store/store_errors.ts";
+import { BadRequestError, ReplicaBehindError } from "./errors.ts";
+import { problemResponse } from "./problem.ts";
+import { requestIdOf } from "./request_id.ts";
+import { pathnameOf } from "./request_path.ts";
+
+/** What the gate asks of the replica. */
+export interface ReplicaState {
+  /** The last seq applied to the read model. */
+  readonly appliedSeq: number;
+  /** False while the database cannot be reached. */
+  readonly reachable: boolean;
+}
+
+/** The most a request waits for this replica to catch up. */
+export const MIN_LOG_SEQ_WAIT_MS = 5000;
+
+type Handler = (request: Request) => Response | Promise<Response>;
+
+/** Wraps `app` with the readiness and Min-Log-Seq rules above. */
+export function replicaGate(app: Handler, replica: ReplicaState, waitMs = MIN_LOG_SEQ_WAIT_MS) {
+  return (request: Request): Response | Promise<Response> => {
+    if (pathnameOf(request.url) === "/readyz" && !replica.reachable) {
+      return problem(new StoreUnavailableError("the database cannot be reached"), request);
+    }
+    const header = request.headers.get("min-log-seq");
+    if (header === null) return app(request);
+    if (!/^\d{1,15}$/.test(header.trim())) {
+      const error = new BadRequestError(`Min-Log-Seq must be a whole number (got "${header}")`);
+      return problem(error, request);
+    }
+    const wanted = Number(header.trim());
+    if (replica.appliedSeq >= wanted) return app(request);
+    return waitFor(wanted).then((caughtUp) =>
+      caughtUp ? app(request) : problem(new ReplicaBehindError(wanted, replica.appliedSeq), request)
+    );
+  };
+
+  /** A problem answer with the headers the app adds to every answer. */
+  function problem(error: Error, request: Request): Response {
+    const requestId = requestIdOf(request);
+    const response = problemResponse(error, requestId);
+    response.headers.set("x-request-id", requestId);
+    response.headers.set("x-content-type-options", "nosniff");
+    return response;
+  }
+
+  async function waitFor(wanted: number): Promise<boolean> {
+    const until = performance.now() + waitMs;
+    while (replica.appliedSeq < wanted) {
+      if (performance.now() >= until) return false;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return true;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Follows the log head of other replicas: LISTEN wakes it on every commit, and a poll covers the
+ * notifications lost while the listening connection was down (it reconnects with backoff).
+ */
+import { connectClient, type PgClient, type PgPool } from "./pg_connection.ts";
+import { LOG_CHANNEL } from "./queued_append.ts";
+
+/** Calls onHead with the committed head each time it may have moved; stop() ends it. */
+export class HeadWatch {
+  #url: string;
+  #pool: PgPool;
+  #onHead: (seq: number) => void;
+  #pollMs: number;
+  #listener: PgClient | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #stopped = false;
+  #reading = false;
+  #again = false;
+  /** False once a read of the head failed, until one succeeds. */
+  reachable = true;
+
+  constructor(url: string, pool: PgPool, onHead: (seq: number) => void, pollMs = 500) {
+    this.#url = url;
+    this.#pool = pool;
+    this.#onHead = onHead;
+    this.#pollMs = pollMs;
+  }
+
+  /** Starts listening and polling. */
+  start(): void {
+    void this.#listen(0);
+    this.#timer = setInterval(() => this.check(), this.#pollMs);
+  }
+
+  /** Reads the head now (coalesced: at most one read in flight, one more queued). */
+  check(): void {
+    if (this.#stopped) return;
+    if (this.#reading) {
+      this.#again = true;
+      return;
+    }
+    this.#reading = true;
+    this.#pool.query<{ seq: string }>("SELECT seq FROM log_head")
+      .then(({ rows }) => {
+        this.reachable = true;
+        this.#onHead(Number(rows[0].seq));
+      })
+      .catch(() => (this.reachable = false)) // The poll retries; writes report the outage.
+      .finally(() => {
+        this.#reading = false;
+        if (this.#again) {
+          this.#again = false;
+          this.check();
+        }
+      });
+  }
+
+  async #listen(failures: number): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      const client = await connectClient(this.#url);
+      const lost = () => {
+        if (this.#listener !== client) return;
+        this.#listener = undefined;
+        client.end().catch(() => {});
+        setTimeout(() => this.#listen(0), 100);
+      };
+      client.on("error", lost);
+      client.on("end", lost);
+      client.on("notification", () => this.check());
+      await client.query(`LISTEN ${LOG_CHANNEL}`);
+      this.#listener = client;
+      if (this.#stopped) await client.end();
+      this.check(); // Commits made while not listening.
+    } catch {
+      const delay = Math.min(5000, 100 * 2 ** failures);
+      setTimeout(() => this.#listen(failures + 1), delay);
+    }
+  }
+
+  /** Stops listening and polling. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#timer);
+    const listener = this.#listener;
+    this.#listener = undefined;
+    await listener?.end().catch(() => {});
+  }
+}

@@ -1,0 +1,201 @@
+import type {
+  AppendOptions,
+  EventStore,
+  NewEvent,
+  ReplayedEvent,
+  StoredEvent,
+} from "../event_store.ts";
+import type { CustomerEvent } from "../../domain/events.ts";
+import { CommitWaiters } from "../commit_waiters.ts";
+import { StoreClosedError, StoreError, StoreUnavailableError } from "../store_errors.ts";
+import { commitGroup } from "./append_group.ts";
+import type { QueuedAppend } from "./queued_append.ts";
+import { HeadWatch } from "./head_watch.ts";
+import { createPool, type PgPool } from "./pg_connection.ts";
+import { migrate } from "./schema.ts";
+
+interface EventRow {
+  seq: string;
+  type: CustomerEvent["type"];
+  customer_id: string;
+  version: number;
+  time: string;
+  actor: string;
+  request_id: string;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  data: string | null;
+}
+
+const SELECT_EVENTS = `SELECT seq, type, customer_id, version, time, actor, request_id,
+  idempotency_key, request_hash, data FROM events WHERE seq > $1 AND seq <= $3 ORDER BY seq LIMIT $2`;
+
+function replayed(row: EventRow): ReplayedEvent {
+  const event = {
+    type: row.type,
+    id: row.customer_id,
+    version: row.version,
+    time: row.time,
+    actor: row.actor,
+    request_id: row.request_id,
+    seq: Number(row.seq),
+    dataJson: row.data,
+  } as ReplayedEvent;
+  if (row.idempotency_key !== null) event.idempotency_key = row.idempotency_key;
+  if (row.request_hash !== null) event.request_hash = row.request_hash;
+  return event;
+}
+
+/** Settings of a PostgreSQL store. */
+export interface PostgresStoreOptions {
+  /** Most connections of the pool (default 4). */
+  maxConnections?: number;
+  /** Called with errors of idle connections (the pool replaces them). */
+  warn?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+/**
+ * The EventStore on PostgreSQL, shared by any number of replicas: appends queued together commit
+ * in one transaction (append_group.ts); lastSeq follows every replica's commits (head_watch.ts).
+ */
+export class PostgresEventStore implements EventStore {
+  #pool: PgPool;
+  #watch: HeadWatch;
+  #waiters = new CommitWaiters();
+  #lastSeq = 0;
+  #queue: (QueuedAppend & { done: () => void })[] = [];
+  #flushing: Promise<void> | undefined;
+  #closed = false;
+
+  private constructor(url: string, pool: PgPool) {
+    this.#pool = pool;
+    this.#watch = new HeadWatch(url, pool, (seq) => this.#advance(seq));
+  }
+
+  /** Connects, migrates the schema (under an advisory lock) and reads the log head. */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresEventStore> {
+    const pool = createPool(
+      url,
+      options.maxConnections ?? 4,
+      (error) =>
+        options.warn?.("PostgreSQL connection lost; it will be replaced", { error: String(error) }),
+    );
+    try {
+      await migrate(pool);
+      const store = new PostgresEventStore(url, pool);
+      const { rows } = await pool.query<{ seq: string }>("SELECT seq FROM log_head");
+      store.#lastSeq = Number(rows[0].seq);
+      store.#watch.start();
+      return store;
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw error;
+    }
+  }
+
+  /** The last seq known committed, by this replica or another. */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  /** Reads every event after `afterSeq` in pages. */
+  async replay(onEvent: (event: ReplayedEvent) => void, afterSeq = 0): Promise<number> {
+    let count = 0;
+    for (let after = afterSeq;;) {
+      const page = await this.readFrom(after, 5000);
+      if (page.length === 0) return count;
+      for (const event of page) onEvent(event);
+      count += page.length;
+      after = page[page.length - 1].seq;
+      this.#advance(after);
+    }
+  }
+
+  /** Queues the batch for the next group commit. */
+  append(events: readonly NewEvent[], options?: AppendOptions): Promise<StoredEvent[]> {
+    if (this.#closed) return Promise.reject(new StoreClosedError());
+    return new Promise((resolve, reject) => {
+      const item: QueuedAppend & { done: () => void } = {
+        events,
+        options,
+        done: () => item.stored ? resolve(item.stored) : reject(item.error),
+      };
+      this.#queue.push(item);
+      this.#flushing ??= this.#flush();
+    });
+  }
+
+  async #flush(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const group = this.#queue.splice(0);
+      try {
+        const client = await this.#pool.connect();
+        try {
+          this.#advance(await commitGroup(client, group));
+          client.release();
+        } catch (error) {
+          client.release(true);
+          throw error;
+        }
+      } catch (error) {
+        const failure = error instanceof StoreError ? error : new StoreUnavailableError(error);
+        for (const item of group) item.error = failure;
+      }
+      for (const item of group) item.done();
+    }
+    // Cleared in the same turn as the empty check, so an append made after sees no flush running.
+    this.#flushing = undefined;
+  }
+
+  /** Up to `limit` committed events after `afterSeq`, none past lastSeq at the call. */
+  async readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]> {
+    try {
+      const { rows } = await this.#pool.query<EventRow>(SELECT_EVENTS, [
+        afterSeq,
+        limit,
+        this.#lastSeq,
+      ]);
+      return rows.map(replayed);
+    } catch (error) {
+      throw new StoreUnavailableError(error);
+    }
+  }
+
+  /** Resolves once an event after `afterSeq` is committed by any replica. */
+  waitForCommit(afterSeq: number, signal?: AbortSignal): Promise<number> {
+    if (this.#closed) return Promise.reject(new StoreClosedError());
+    return this.#waiters.wait(afterSeq, this.#lastSeq, signal);
+  }
+
+  /** False while the database cannot be reached (the last read of the head failed). */
+  get reachable(): boolean {
+    return this.#watch.reachable;
+  }
+
+  /** Reads the head now instead of at the next notification or poll. */
+  refreshHead(): void {
+    this.#watch.check();
+  }
+
+  #advance(seq: number): void {
+    if (seq <= this.#lastSeq) return;
+    this.#lastSeq = seq;
+    this.#waiters.notify(seq);
+  }
+
+  /** Waits for queued appends, then closes every connection. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#flushing;
+    await this.#watch.stop();
+    await this.#pool.end().catch(() => {});
+    // Last, with no await after it: a caller awaiting close() handles these rejections in time.
+    this.#waiters.rejectAll(new StoreClosedError());
+  }
+
+  /** The pool, for maintenance in this backend. */
+  get pool(): PgPool {
+    return this.#pool;
+  }
+}

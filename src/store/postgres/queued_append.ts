@@ -1,0 +1,28 @@
+/** What a group commit works on, shared by its fast path and its savepoint path. */
+import type { AppendOptions, NewEvent, StoredEvent } from "../event_store.ts";
+import type { PgClient } from "./pg_connection.ts";
+
+/** One queued append and where its outcome goes. */
+export interface QueuedAppend {
+  events: readonly NewEvent[];
+  options?: AppendOptions;
+  stored?: StoredEvent[];
+  error?: unknown;
+}
+
+/** The channel NOTIFY wakes followers on; the payload is unused (they read log_head). */
+export const LOG_CHANNEL = "customer_api_log";
+
+/** Inserts a batch of events from ten parallel arrays, one per column. */
+export const INSERT_EVENTS = `INSERT INTO events
+  (seq, type, customer_id, version, time, actor, request_id, idempotency_key, request_hash, data)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[],
+    $7::text[], $8::text[], $9::text[], $10::text[])`;
+
+/** Begins the append transaction and locks the log head; resolves with the head's seq. */
+export async function begin(client: PgClient): Promise<number> {
+  await client.query("BEGIN");
+  // The lock that orders commits: held until COMMIT, so seqs follow commit order.
+  const head = await client.query<{ seq: string }>("SELECT seq FROM log_head FOR UPDATE");
+  return Number(head.rows[0].seq);
+}

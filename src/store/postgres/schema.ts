@@ -1,0 +1,84 @@
+/**
+ * The PostgreSQL schema of the event store, created and migrated at startup under an advisory
+ * lock, so replicas starting together migrate once; the version reached is recorded.
+ */
+import type { PgPool } from "./pg_connection.ts";
+
+/** The advisory lock key taken around migrations (any fixed number; "cust" in ASCII). */
+const MIGRATION_LOCK = 0x63757374;
+
+/** Each migration, in order: migration i brings the schema to version i + 1. */
+const MIGRATIONS: readonly string[] = [
+  `
+  -- One row: the last seq. Each append transaction locks it first, so commits are serialised and
+  -- seqs are assigned in commit order: a reader sees a gap-free prefix of the log.
+  CREATE TABLE log_head (id boolean PRIMARY KEY DEFAULT true CHECK (id), seq bigint NOT NULL);
+  INSERT INTO log_head (seq) VALUES (0);
+  -- data is text, never jsonb: the read model relies on the canonical key order of the text.
+  CREATE TABLE events (
+    seq bigint PRIMARY KEY,
+    type text NOT NULL,
+    customer_id text NOT NULL,
+    version integer NOT NULL,
+    time text NOT NULL,
+    actor text NOT NULL,
+    request_id text NOT NULL,
+    idempotency_key text,
+    request_hash text,
+    data text,
+    UNIQUE (customer_id, version)
+  );
+  -- The version of every stream, so expected versions are checked in the append transaction.
+  CREATE TABLE streams (customer_id text PRIMARY KEY, version integer NOT NULL);
+  -- The email of every live customer: the database refuses a second live customer with it.
+  CREATE TABLE customer_emails (customer_id text PRIMARY KEY, email text NOT NULL);
+  CREATE UNIQUE INDEX customer_emails_email_key ON customer_emails (lower(email));
+  -- Idempotency keys per token subject: the first create with a key wins.
+  CREATE TABLE idempotency_keys (
+    actor text NOT NULL,
+    key text NOT NULL,
+    seq bigint NOT NULL,
+    PRIMARY KEY (actor, key)
+  );
+  `,
+];
+
+/** The schema version this code needs. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the schema in the connection's search_path to SCHEMA_VERSION; returns the version found. */
+export async function migrate(pool: PgPool): Promise<number> {
+  const client = await pool.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    try {
+      await client.query("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)");
+      const { rows } = await client.query<{ version: number }>(
+        "SELECT version FROM schema_version",
+      );
+      const found = rows[0]?.version ?? 0;
+      if (found > SCHEMA_VERSION) {
+        throw new Error(
+          `The database schema is at version ${found}, newer than this server's ${SCHEMA_VERSION}`,
+        );
+      }
+      for (let version = found; version < SCHEMA_VERSION; version++) {
+        await client.query("BEGIN");
+        try {
+          await client.query(MIGRATIONS[version]);
+          await client.query("DELETE FROM schema_version");
+          await client.query("INSERT INTO schema_version VALUES ($1)", [version + 1]);
+          await client.query("COMMIT");
+        } catch (error) {
+          await client.query("ROLLBACK");
+          throw error;
+        }
+      }
+      return found;
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Two services over two stores on one database (two replicas): the database decides conflicting
+ * writes, and the loser gets the answer a single process gives (409 email taken, 412 If-Match,
+ * the first answer again for a reused idempotency key).
+ */
+import assert from "node:assert/strict";
+import { monotonicFactory } from "ulid";
+import { CustomerService } from "../../../src/customers/customer_service.ts";
+import { EmailTakenError, VersionMismatchError } from "../../../src/domain/errors.ts";
+import { CustomerProjection } from "../../../src/read_model/projection.ts";
+import { PostgresEventStore } from "../../../src/store/postgres/postgres_event_store.ts";
+import { createTestSchema } from "../../support/postgres.ts";
+
+async function replicas(url: string): Promise<[CustomerService[], PostgresEventStore[]]> {
+  const stores = [await PostgresEventStore.open(url), await PostgresEventStore.open(url)];
+  const newId = monotonicFactory();
+  const services = stores.map((store) =>
+    new CustomerService({ store, projection: new CustomerProjection(), clock: Date.now, newId })
+  );
+  for (const service of services) await service.replay();
+  return [services, stores];
+}
+
+const body = (email: string) => ({ name: "Ada Lovelace", email });
+const writer = (n: number) => ({ actor: "tester", requestId: `req-${n}` });
+
+type Follow = (service: CustomerService) => Promise<void>;
+
+async function withReplicas(
+  fn: (services: CustomerService[], follow: Follow) => Promise<void>,
+): Promise<void> {
+  const schema = await createTestSchema();
+  const [services, stores] = await replicas(schema.url);
+  // Waits until the replica's store has heard of every commit of both, then applies them.
+  const follow = async (service: CustomerService) => {
+    const store = stores[services.indexOf(service)];
+    const head = Math.max(...stores.map((s) => s.lastSeq));
+    if (store.lastSeq < head) await store.waitForCommit(head - 1);
+    await service.catchUp();
+  };
+  try {
+    await fn(services, follow);
+  } finally {
+    for (const store of stores) await store.close();
+    await schema.drop();
+  }
+}
+
+Deno.test("two replicas creating the same email at once: exactly one wins, the other gets EmailTakenError", () =>
+  withReplicas(async ([a, b]) => {
+    for (let round = 0; round < 5; round++) {
+      const email = `race${round}@example.com`;
+      const results = await Promise.allSettled([
+        a.create(body(email), writer(1)),
+        b.create(body(email.toUpperCase()), writer(2)),
+      ]);
+      assert.deepEqual(results.map((r) => r.status).sort(), ["fulfilled", "rejected"]);
+      const lost = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+      assert.ok(lost.reason instanceof EmailTakenError, String(lost.reason));
+    }
+  }));
+
+Deno.test("two replicas updating with the same If-Match at once: exactly one wins, the other gets VersionMismatchError", () =>
+  withReplicas(async ([a, b], follow) => {
+    const { customer } = await a.create(body("ifmatch@example.com"), writer(1));
+    await follow(b);
+    assert.equal(b.get(customer.id)?.version, 1, "replica b did not follow the create");
+    const results = await Promise.allSettled([
+      a.patch(customer.id, { name: "From A" }, [1], writer(2)),
+      b.patch(customer.id, { name: "From B" }, [1], writer(3)),
+    ]);
+    assert.deepEqual(results.map((r) => r.status).sort(), ["fulfilled", "rejected"]);
+    const lost = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    assert.ok(lost.reason instanceof VersionMismatchError, String(lost.reason));
+    await follow(a);
+    await follow(b);
+    assert.equal(a.get(customer.id)?.version, 2);
+    assert.deepEqual(a.get(customer.id), b.get(customer.id));
+  }));
+
+Deno.test("a plain update on a replica that has not seen the latest version is decided again, not refused", () =>
+  withReplicas(async ([a, b], follow) => {
+    const { customer } = await a.create(body("stale@example.com"), writer(1));
+    await follow(b);
+    await a.patch(customer.id, { name: "First" }, undefined, writer(2));
+    const updated = await b.patch(
+      customer.id,
+      { metadata: { tier: "gold" } },
+      undefined,
+      writer(3),
+    );
+    assert.equal(updated.version, 3);
+    assert.equal(updated.name, "First");
+  }));
+
+Deno.test("the same idempotency key on two replicas at once creates one customer and answers it twice", () =>
+  withReplicas(async ([a, b], follow) => {
+    const results = await Promise.all([
+      a.create(body("idem@example.com"), writer(1), "key-1"),
+      b.create(body("idem@example.com"), writer(2), "key-1"),
+    ]);
+    assert.equal(results[0].customer.id, results[1].customer.id);
+    assert.deepEqual(results.map((r) => r.replayed).sort(), [false, true]);
+    await follow(a);
+    assert.equal(a.list({ limit: 10 } as never).items.length, 1);
+  }));
