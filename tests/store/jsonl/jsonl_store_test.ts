@@ -1,6 +1,7 @@
 import { LOG_DIR, segmentName } from "../../../src/store/jsonl/data_dir_layout.ts";
 import { listSegments } from "../../../src/store/jsonl/segments.ts";
 import assert from "node:assert/strict";
+import { ulid } from "../../support/events.ts";
 import type { CustomerEvent } from "../../../src/domain/events.ts";
 import { encodeEvent } from "../../../src/store/jsonl/event_codec.ts";
 import type { EventMeta, StoredEvent } from "../../../src/store/event_store.ts";
@@ -15,15 +16,6 @@ import {
 const LOG_FILE = `${LOG_DIR}/${segmentName(1)}`;
 
 type NewEvent = CustomerEvent & EventMeta;
-
-const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-
-/** A valid ULID that differs for every n. */
-function ulid(n: number): string {
-  let tail = "";
-  for (let i = 0; i < 4; i++, n = Math.floor(n / 32)) tail = CROCKFORD[n % 32] + tail;
-  return `01JDQ8Z5K3M4N5P6Q7R8S9${tail}`;
-}
 
 /** The n-th test event: cycles through created, updated and deleted, with varied metadata. */
 function makeEvent(n: number): NewEvent {

@@ -1,5 +1,6 @@
 /** Contract §6: a full disk rolls back and goes on, a failed sync stops the store, segments roll. */
 import assert from "node:assert/strict";
+import { ulid } from "../../support/events.ts";
 import type { CustomerEvent } from "../../../src/domain/events.ts";
 import type { EventMeta, StoredEvent } from "../../../src/store/event_store.ts";
 import { writeAll } from "../../../src/lib/fs_util.ts";
@@ -13,15 +14,6 @@ import {
 } from "../../../src/store/store_errors.ts";
 
 type NewEvent = CustomerEvent & EventMeta;
-
-const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-
-/** A valid ULID that differs for every n. */
-function ulid(n: number): string {
-  let tail = "";
-  for (let i = 0; i < 4; i++, n = Math.floor(n / 32)) tail = CROCKFORD[n % 32] + tail;
-  return `01JDQ8Z5K3M4N5P6Q7R8S9${tail}`;
-}
 
 /** The n-th test event: a customer created with a name that makes each line ~300 bytes. */
 function makeEvent(n: number): NewEvent {
