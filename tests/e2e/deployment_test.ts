@@ -3,6 +3,7 @@
  * the operator keeps them, and the ops tasks (`verify`, `compact`, `token`) run the same way.
  */
 import assert from "node:assert/strict";
+import { TOKEN_USAGE } from "../../src/cli/usage.ts";
 import { ApiClient, type Customer, newCustomer } from "../support/api.ts";
 import { logLines } from "../support/data_dir.ts";
 import { REPO_ROOT, runDenoTask } from "../support/deno_task.ts";
@@ -89,8 +90,10 @@ Deno.test("verify, compact and token run through deno task on a DATA_DIR outside
       assert.match(token.stdout.trim(), JWT);
     });
 
-    await t.step("deno task token --help prints no token", async () => {
+    await t.step("deno task token --help prints its usage and no token", async () => {
       const help = await runDenoTask("token", ["--help"], { JWT_SECRET: TEST_SECRET });
+      assert.equal(help.code, 0, help.stderr);
+      assert.equal(help.stdout, `${TOKEN_USAGE}\n`);
       assert.doesNotMatch(help.stdout, /[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\./, help.stdout);
     });
   } finally {
