@@ -98,20 +98,7 @@ async function main(): Promise<void> {
     newId: monotonicFactory(),
     idempotencyMaxKeys: config.idempotencyMaxKeys,
   });
-  const maintenance = new MaintenanceHealth();
-  metrics.include(() => maintenance.render());
-  const persistence = shared !== undefined
-    ? new PostgresMaintenance(shared, service)
-    : new CompactionPolicy(store as JsonlEventStore, service, log, {
-      snapshotEvery: config.snapshotEvery,
-      eraseWithinMs: config.eraseWithinSeconds * 1000,
-      onOutcome: (error) =>
-        error === undefined ? maintenance.succeeded() : maintenance.failed(error),
-      // Compaction starts only once the app (and so the feed below) exists.
-      onCompacted: () => feed.erased(),
-    });
   service.addCommitListener(() => metrics.eventsAppended(1));
-  service.addCommitListener((event) => persistence.noteCommit(event));
 
   // Webhook endpoints are kept in DATA_DIR; the PostgreSQL store does not hold them yet.
   const webhookParts = shared === undefined
@@ -133,6 +120,19 @@ async function main(): Promise<void> {
     retentionMs: config.eventRetentionMs,
     maxStreams: config.maxStreams,
   });
+  const maintenance = new MaintenanceHealth();
+  metrics.include(() => maintenance.render());
+  const persistence = shared !== undefined
+    ? new PostgresMaintenance(shared, service)
+    : new CompactionPolicy(store as JsonlEventStore, service, log, {
+      snapshotEvery: config.snapshotEvery,
+      eraseWithinMs: config.eraseWithinSeconds * 1000,
+      onOutcome: (error) =>
+        error === undefined ? maintenance.succeeded() : maintenance.failed(error),
+      // The feed's cache of recent events forgets what a compaction erased.
+      onCompacted: () => feed.erased(),
+    });
+  service.addCommitListener((event) => persistence.noteCommit(event));
   const appliedSeq = () => service.appliedSeq;
   const app = createHandler({
     modules: [
