@@ -33,6 +33,8 @@ export interface HttpBenchOptions {
   warnVariant?: boolean;
   /** When set, one more service runs GET one under `--cpu-prof` writing here, summarised. */
   cpuProfDir?: string;
+  /** The workloads profiled, one service each (default: GET one). */
+  cpuProfWorkloads?: Workload[];
 }
 
 interface Running {
@@ -121,8 +123,10 @@ export async function runHttpBench(options: HttpBenchOptions): Promise<string[]>
     outcomes.push(...printFloorTargets(results));
     if (options.cpuProfDir !== undefined) {
       await group.stopAll();
-      const dataDir = await copyDataDir(fixture, root, "prof");
-      await printServiceProfile(group, dataDir, secret, load, options.cpuProfDir);
+      for (const workload of options.cpuProfWorkloads ?? ["get"]) {
+        const dataDir = await copyDataDir(fixture, root, `prof-${workload}`);
+        await printServiceProfile(group, dataDir, secret, load, options.cpuProfDir, workload);
+      }
     }
     return outcomes;
   } finally {
