@@ -119,11 +119,15 @@ async function handle(request: Request): Promise<Response> {
   }
   if (method === "GET" && path.startsWith(`${PREFIX}?`)) {
     const ids = order.slice(0, 100);
-    const next = order.length > 100 ? `"${ids[99]}"` : "null";
-    return answer(
-      200,
-      `{"data":[${ids.map((id) => texts.get(id)).join(",")}],"next_cursor":${next}}`,
-    );
+    const more = order.length > 100;
+    const body = `{"data":[${ids.map((id) => texts.get(id)).join(",")}],"next_cursor":${
+      more ? `"${ids[99]}"` : "null"
+    }}`;
+    // The first page only (the benchmark's); a cursor would start after its id.
+    const link: [string, string] | undefined = more
+      ? ["link", `<${path}&cursor=${ids[99]}>; rel="next"`]
+      : undefined;
+    return answer(200, body, undefined, link);
   }
   const id = path.slice(PREFIX.length + 1);
   if (method === "GET") {

@@ -45,6 +45,10 @@ Deno.test("contract floor answers GET one, a page of 100 and a durable POST with
       SEEDED.slice(0, 100).map((c) => c.id),
     );
     assert.equal(body.next_cursor, SEEDED[99].id);
+    assert.equal(
+      page.headers.get("link"),
+      `</api/customers?limit=100&cursor=${SEEDED[99].id}>; rel="next"`,
+    );
 
     const created = await fetch(`${floor.url}/api/customers`, {
       method: "POST",
