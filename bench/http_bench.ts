@@ -8,11 +8,13 @@ import { ChildGroup } from "./child_processes.ts";
 import { type CustomerFixture, writeCustomerFixture } from "./customer_fixture.ts";
 import { printServiceProfile } from "./http_profile.ts";
 import { printWorkload, type TargetRuns } from "./http_report.ts";
+import { printFloorTargets } from "./floor_report.ts";
 import { mintToken, randomSecret } from "./service_token.ts";
 import { type Flavour, type Load, measure, type Workload, writeIdsFile } from "./http_workloads.ts";
 import {
   installJsonServer,
   startBaseline,
+  startFloor,
   startJsonServer,
   startService,
   type Target,
@@ -31,6 +33,8 @@ export interface HttpBenchOptions {
   warnVariant?: boolean;
   /** When set, one more service runs GET one under `--cpu-prof` writing here, summarised. */
   cpuProfDir?: string;
+  /** The workloads profiled, one service each (default: GET one). */
+  cpuProfWorkloads?: Workload[];
 }
 
 interface Running {
@@ -62,12 +66,16 @@ export async function runHttpBench(options: HttpBenchOptions): Promise<string[]>
     const load: Load = { idsFile, token: await mintToken(secret), seconds };
 
     const baseline = await startBaseline(group);
+    // The floor and json-server are seeded with the same customers the service replays.
+    await Deno.writeTextFile(`${root}/db.json`, JSON.stringify({ customers: fixture.customers }));
+    const floor = await startFloor(group, `${root}/db.json`, `${root}/floor.jsonl`, secret);
     const service = await startService(group, await copyDataDir(fixture, root, "info"), {
       secret,
       logLevel: "info",
     });
     const targets = [
       running("baseline (bare Deno.serve)", "baseline", baseline),
+      running("contract floor", "floor", floor),
       running("service", "service", service),
     ];
     if (options.warnVariant ?? !options.quick) {
@@ -83,7 +91,6 @@ export async function runHttpBench(options: HttpBenchOptions): Promise<string[]>
     }
     const jsonServer = await installJsonServer();
     if (jsonServer.bin !== undefined) {
-      await Deno.writeTextFile(`${root}/db.json`, JSON.stringify({ customers: fixture.customers }));
       const peer = await startJsonServer(group, jsonServer.bin, `${root}/db.json`);
       targets.push(running("json-server 0.17.4", "peer", peer));
     } else console.log(`http: json-server skipped: ${jsonServer.reason}`);
@@ -113,10 +120,13 @@ export async function runHttpBench(options: HttpBenchOptions): Promise<string[]>
       }
     }
     const outcomes = WORKLOADS.flatMap((w) => printWorkload(w, results.get(w)!));
+    outcomes.push(...printFloorTargets(results));
     if (options.cpuProfDir !== undefined) {
       await group.stopAll();
-      const dataDir = await copyDataDir(fixture, root, "prof");
-      await printServiceProfile(group, dataDir, secret, load, options.cpuProfDir);
+      for (const workload of options.cpuProfWorkloads ?? ["get"]) {
+        const dataDir = await copyDataDir(fixture, root, `prof-${workload}`);
+        await printServiceProfile(group, dataDir, secret, load, options.cpuProfDir, workload);
+      }
     }
     return outcomes;
   } finally {

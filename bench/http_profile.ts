@@ -1,22 +1,24 @@
 /**
- * Where the service's CPU time goes under the GET-one load: a V8 profile, summarised.
+ * Where the service's CPU time goes under one workload (GET one unless told): a V8 profile,
+ * summarised.
  * `deno run -A bench/http_profile.ts FILE.cpuprofile` summarises a saved one.
  */
 import type { ChildGroup } from "./child_processes.ts";
 import type { CpuProfile, ProfileNode } from "./cpu_profile.ts";
 import { startService } from "./http_targets.ts";
-import { drive, type Load } from "./http_workloads.ts";
+import { drive, type Load, type Workload, WORKLOAD_TITLES } from "./http_workloads.ts";
 
 const TOP = 15;
 const IDLE = "(idle)";
 
-/** Runs GET one against a service started with `--cpu-prof` and prints its hottest functions. */
+/** Runs `workload` against a service started with `--cpu-prof`; prints its hottest functions. */
 export async function printServiceProfile(
   group: ChildGroup,
   dataDir: string,
   secret: string,
   load: Load,
   dir: string,
+  workload: Workload = "get",
 ): Promise<void> {
   await Deno.mkdir(dir, { recursive: true });
   const before = new Set([...Deno.readDirSync(dir)].map((entry) => entry.name));
@@ -25,16 +27,18 @@ export async function printServiceProfile(
     secret,
     logLevel: "info",
     denoFlags: flags,
-    name: "service-profiled",
+    name: `service-profiled-${workload}`,
   });
   const seconds = Math.max(load.seconds, 5);
-  const result = await drive(service.url, "service", "get", { ...load, seconds });
+  const result = await drive(service.url, "service", workload, { ...load, seconds });
   await group.stopAll();
   const written = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => !before.has(n));
   if (written.length !== 1) throw new Error(`Expected one new profile in "${dir}"`);
   const path = `${dir}/${written[0]}`;
   console.log(
-    `\ncpu profile of the service under GET one (${Math.round(result.rps)} req/s while ` +
+    `\ncpu profile of the service under ${WORKLOAD_TITLES[workload]} (${
+      Math.round(result.rps)
+    } req/s while ` +
       `profiled, ${seconds} s): ${path}`,
   );
   await printRequestProfile(path);

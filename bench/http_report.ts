@@ -6,7 +6,7 @@ import type { WrkResult } from "./wrk.ts";
 /** One target's runs of one workload, one per round. */
 export interface TargetRuns {
   name: string;
-  role: "baseline" | "service" | "peer" | "other";
+  role: "baseline" | "floor" | "service" | "peer" | "other";
   runs: Measured[];
 }
 
@@ -42,10 +42,12 @@ export function printWorkload(workload: Workload, targets: TargetRuns[]): string
   const baseline = targets.find((t) => t.role === "baseline");
   const service = targets.find((t) => t.role === "service");
   const peer = targets.find((t) => t.role === "peer");
+  const floor = targets.find((t) => t.role === "floor");
   console.log(`\n${WORKLOAD_TITLES[workload]}`);
   console.log(
     "target".padEnd(28) + "req/s".padStart(10) + "p50 ms".padStart(9) + "p99 ms".padStart(9) +
-      "×baseline".padStart(11) + "×json-server".padStart(14) + "CPU µs/req".padStart(12) +
+      "×baseline".padStart(11) + "×floor".padStart(8) + "×json-server".padStart(14) +
+      "CPU µs/req".padStart(12) +
       "errors".padStart(8),
   );
   for (const target of targets) {
@@ -60,7 +62,8 @@ export function printWorkload(workload: Workload, targets: TargetRuns[]): string
         Math.round(median(runs.map((r) => r.rps))).toLocaleString("en-US").padStart(10) +
         median(runs.map((r) => r.p50Ms)).toFixed(2).padStart(9) +
         median(runs.map((r) => r.p99Ms)).toFixed(2).padStart(9) +
-        vs(baseline).padStart(11) + (target === peer ? "" : vs(peer)).padStart(14) +
+        vs(baseline).padStart(11) + (target === floor ? "" : vs(floor)).padStart(8) +
+        (target === peer ? "" : vs(peer)).padStart(14) +
         median(runs.map((r) => r.cpuUs)).toFixed(1).padStart(12) + String(errors).padStart(8),
     );
   }
@@ -86,6 +89,6 @@ export function printWorkload(workload: Workload, targets: TargetRuns[]): string
 }
 
 /** A ratio as "1.23×"; "n/a" when the other side completed no request (json-server may not). */
-function times(value: number): string {
+export function times(value: number): string {
   return Number.isFinite(value) ? `${value.toFixed(2)}×` : "n/a";
 }

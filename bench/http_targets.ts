@@ -49,6 +49,31 @@ export async function startBaseline(group: ChildGroup): Promise<Target> {
   return { url: `http://127.0.0.1:${port}`, pid: child.pid };
 }
 
+/** Starts bench/contract_floor.ts on a free port, seeded from a json-server db file. */
+export async function startFloor(
+  group: ChildGroup,
+  seedPath: string,
+  logPath: string,
+  secret: string,
+): Promise<Target> {
+  const child = group.spawn("floor", Deno.execPath(), [
+    "run",
+    "--allow-net",
+    "--allow-env",
+    "--allow-read",
+    "--allow-write",
+    "bench/contract_floor.ts",
+  ], {
+    cwd: REPO_ROOT,
+    clearEnv: true,
+    env: { ...baseEnv(), PORT: "0", SEED: seedPath, LOG: logPath, JWT_SECRET: secret },
+  });
+  const { value: port } = await child.waitForLine((line) => {
+    return line.startsWith('{"port":') ? JSON.parse(line).port as number : undefined;
+  }, 60_000);
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid };
+}
+
 /** What the service runs with besides its data directory. */
 export interface ServiceOptions {
   secret: string;

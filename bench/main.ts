@@ -1,6 +1,7 @@
 /**
  * `deno task bench [--quick] [--only=http,scale,auth,startup,webhooks] [--events=N] [--runs=N]
- * [--cpu-prof=DIR] [--http-rounds=N] [--http-seconds=S] [--http-cpu-prof=DIR] [--scale]
+ * [--cpu-prof=DIR] [--http-rounds=N] [--http-seconds=S] [--http-cpu-prof=DIR]
+ * [--http-cpu-prof-workloads=get,list,post,put] [--scale]
  * [--scale-sizes=10000,100000,1000000] [--soak [--soak-minutes=N]]`: runs the benchmarks, the HTTP one first; `--quick` is a
  * few-second run for CI; `--events`, `--runs` and `--cpu-prof` size and profile the startup
  * benchmark; `--http-*` the HTTP one; `--scale` adds the scaling figures (or `--only=scale`); `--soak` runs only
@@ -9,6 +10,7 @@
 import { parseArgs } from "node:util";
 import { runAuthCacheBench } from "./auth_cache_bench.ts";
 import { runHttpBench } from "./http_bench.ts";
+import { type Workload, WORKLOAD_TITLES } from "./http_workloads.ts";
 import { runScaleBench } from "./http_scale.ts";
 import { runStartupBench } from "./startup_bench.ts";
 import { runSoak } from "./soak.ts";
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     "http-rounds": { type: "string" },
     "http-seconds": { type: "string" },
     "http-cpu-prof": { type: "string" },
+    "http-cpu-prof-workloads": { type: "string" },
     scale: { type: "boolean", default: false },
     "scale-sizes": { type: "string" },
     soak: { type: "boolean", default: false },
@@ -42,6 +45,12 @@ const only = values.only?.split(",") ?? BENCHES.filter((name) => name !== "scale
 for (const name of only) {
   if (!BENCHES.includes(name)) throw new Error(`--only "${name}" must be one of ${BENCHES}`);
 }
+const profiled = values["http-cpu-prof-workloads"]?.split(",");
+for (const name of profiled ?? []) {
+  if (!(name in WORKLOAD_TITLES)) {
+    throw new Error(`--http-cpu-prof-workloads "${name}" must be one of get,list,post,put`);
+  }
+}
 const number = (value: string | undefined) => value === undefined ? undefined : Number(value);
 
 if (only.includes("http")) {
@@ -50,6 +59,7 @@ if (only.includes("http")) {
     rounds: number(values["http-rounds"]),
     seconds: number(values["http-seconds"]),
     cpuProfDir: values["http-cpu-prof"],
+    cpuProfWorkloads: profiled as Workload[] | undefined,
   });
 }
 if (only.includes("scale")) {
