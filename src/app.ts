@@ -23,6 +23,7 @@ import { problemResponse } from "./http/problem.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf } from "./http/request_id.ts";
 import { type Params, Router } from "./http/router.ts";
+import { setMandatoryHeaders } from "./http/mandatory_headers.ts";
 
 /**
  * Receives one finished request, for the access log (positional, so the hot path allocates no
@@ -130,8 +131,7 @@ export function createHandler(
     started: number,
   ): Response {
     const headers = response.headers;
-    headers.set("x-request-id", requestId);
-    headers.set("x-content-type-options", "nosniff");
+    setMandatoryHeaders(headers, requestId);
     if (outcome.rateHeaders !== undefined) {
       for (const [name, value] of Object.entries(outcome.rateHeaders)) headers.set(name, value);
     }

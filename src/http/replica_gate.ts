@@ -8,6 +8,7 @@ import { BadRequestError, ReplicaBehindError } from "./errors.ts";
 import { problemResponse } from "./problem.ts";
 import { requestIdOf } from "./request_id.ts";
 import { pathnameOf } from "./request_path.ts";
+import { setMandatoryHeaders } from "./mandatory_headers.ts";
 
 /** What the gate asks of the replica. */
 export interface ReplicaState {
@@ -45,8 +46,7 @@ export function replicaGate(app: Handler, replica: ReplicaState, waitMs = MIN_LO
   function problem(error: Error, request: Request): Response {
     const requestId = requestIdOf(request);
     const response = problemResponse(error, requestId);
-    response.headers.set("x-request-id", requestId);
-    response.headers.set("x-content-type-options", "nosniff");
+    setMandatoryHeaders(response.headers, requestId);
     return response;
   }
 

@@ -3,6 +3,7 @@ import { JSON_TYPE } from "./media_types.ts";
 import { problemResponse } from "./problem.ts";
 import { requestIdOf } from "./request_id.ts";
 import { pathnameOf } from "./request_path.ts";
+import { setMandatoryHeaders } from "./mandatory_headers.ts";
 
 /**
  * The handler while the event log replays: `/healthz` answers 200 (the process runs), `/readyz`
@@ -18,8 +19,7 @@ export function startupGate(): (request: Request) => Response {
         headers: { "content-type": JSON_TYPE },
       })
       : problemResponse(new ServiceStartingError(), requestId);
-    response.headers.set("x-request-id", requestId);
-    response.headers.set("x-content-type-options", "nosniff");
+    setMandatoryHeaders(response.headers, requestId);
     return response;
   };
 }

@@ -1,0 +1,5 @@
+/** Sets the headers every answer carries (contract §4): its request id, and no MIME sniffing. */
+export function setMandatoryHeaders(headers: Headers, requestId: string): void {
+  headers.set("x-request-id", requestId);
+  headers.set("x-content-type-options", "nosniff");
+}
