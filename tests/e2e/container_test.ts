@@ -20,18 +20,21 @@ const WITH_SECRET = { env: { JWT_SECRET: TEST_SECRET } };
 const base = await findDenoBase();
 if (base.skip) console.warn(`container_test.ts skipped: ${base.skip}`);
 
-/** Waits until GET /healthz answers 200 from the container's published port. */
-async function healthy(url: string): Promise<void> {
+/**
+ * Waits until GET /readyz answers 200 from the container's published port: the log is replayed
+ * (/healthz answers 200 as soon as the listener opens, before the replay).
+ */
+async function ready(url: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (true) {
     try {
-      const res = await fetch(new URL("/healthz", url));
+      const res = await fetch(new URL("/readyz", url));
       await res.body?.cancel();
       if (res.status === 200) return;
     } catch {
       // Not listening yet.
     }
-    assert.ok(Date.now() < deadline, `${url}/healthz did not answer 200 within 30 s`);
+    assert.ok(Date.now() < deadline, `${url}/readyz did not answer 200 within 30 s`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -52,7 +55,7 @@ async function runContainer(name: string, volume: string): Promise<string> {
     TAG,
   ], WITH_SECRET);
   const url = `http://${await podmanOk(["port", name, "8000/tcp"])}`;
-  await healthy(url);
+  await ready(url);
   return url;
 }
 
