@@ -15,7 +15,8 @@ import { logOpenFileLimit } from "./ops/open_file_limit.ts";
 import { MaintenanceHealth } from "./ops/maintenance_health.ts";
 import { watchParent } from "./ops/parent_watch.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
-import { bufferedSink, createLogger, type Logger, requestLine } from "./ops/log.ts";
+import { createLogger, type Logger } from "./ops/log.ts";
+import { LogBuffer } from "./ops/log_buffer.ts";
 import { dataDirFailure, prepareDataDir, replayFailure } from "./ops/data_dir_setting.ts";
 import { effectiveConfig } from "./ops/effective_config.ts";
 import { listen, type Listener } from "./ops/listener.ts";
@@ -58,10 +59,10 @@ function writeStdout(bytes: Uint8Array): void {
  */
 async function main(): Promise<void> {
   const config = loadConfig((name) => Deno.env.get(name));
-  const sink = bufferedSink(writeStdout);
+  const sink = new LogBuffer(writeStdout);
   /** Lifecycle and error lines are written at once (with any request lines before them). */
   const log = createLogger(config.logLevel, (line) => {
-    sink.line(line);
+    sink.text(line);
     sink.flush();
   });
   log.info("configuration", effectiveConfig(config));
@@ -160,7 +161,7 @@ async function main(): Promise<void> {
     publicUrl: config.publicUrl,
     onError: (error, requestId) =>
       log.error("unexpected error", { request_id: requestId, error: String(error) }),
-    onRequest: logRequests ? (...fields) => sink.line(requestLine(...fields)) : undefined,
+    onRequest: logRequests ? (...fields) => sink.request(...fields) : undefined,
     metrics,
     rateLimiter: config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit),
     cors: config.corsOrigins.length === 0 ? undefined : new CorsPolicy(config.corsOrigins),

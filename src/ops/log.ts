@@ -29,38 +29,6 @@ export function createLogger(level: LogLevel, write: (line: string) => void): Lo
   };
 }
 
-/**
- * Collects log lines and writes them in one call per `flushMs` (a syscall per request line
- * would cost more than the request); `flush()` writes at once, as errors and shutdown do.
- */
-export function bufferedSink(
-  write: (bytes: Uint8Array) => void,
-  flushMs = 50,
-): { line(text: string): void; flush(): void } {
-  const encoder = new TextEncoder();
-  let pending: string[] = [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const flush = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    if (pending.length === 0) return;
-    const text = pending.join("\n") + "\n";
-    pending = [];
-    write(encoder.encode(text));
-  };
-  return {
-    line(text: string) {
-      pending.push(text);
-      if (pending.length >= 1000) flush();
-      else if (timer === undefined) {
-        timer = setTimeout(flush, flushMs);
-        Deno.unrefTimer(timer as unknown as number);
-      }
-    },
-    flush,
-  };
-}
-
 let lastMs = 0;
 let lastIso = "";
 
