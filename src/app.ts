@@ -23,7 +23,8 @@ import { problemResponse } from "./http/problem.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf } from "./http/request_id.ts";
 import { type Params, Router } from "./http/router.ts";
-import { setMandatoryHeaders } from "./http/mandatory_headers.ts";
+import { mandatoryHeaders, setMandatoryHeaders } from "./http/mandatory_headers.ts";
+import { completeResponse, isComplete } from "./http/complete_response.ts";
 
 /**
  * Receives one finished request, for the access log (positional, so the hot path allocates no
@@ -130,15 +131,17 @@ export function createHandler(
     outcome: Outcome,
     started: number,
   ): Response {
-    const headers = response.headers;
-    setMandatoryHeaders(headers, requestId);
-    if (outcome.rateHeaders !== undefined) {
-      for (const [name, value] of Object.entries(outcome.rateHeaders)) headers.set(name, value);
+    if (!isComplete(response)) {
+      const headers = response.headers;
+      setMandatoryHeaders(headers, requestId);
+      if (outcome.rateHeaders !== undefined) {
+        for (const [name, value] of Object.entries(outcome.rateHeaders)) headers.set(name, value);
+      }
+      deps.cors?.decorate(request.headers.get("origin"), headers);
     }
-    deps.cors?.decorate(request.headers.get("origin"), headers);
     if (request.method === "HEAD" && response.body !== null) {
       response.body.cancel();
-      response = new Response(null, { status: response.status, headers });
+      response = new Response(null, { status: response.status, headers: response.headers });
     }
     const seconds = (performance.now() - started) / 1000;
     deps.metrics?.observeRequest(outcome.route, request.method, response.status, seconds);
@@ -167,7 +170,15 @@ export function createHandler(
     }
     const endpoint = found.handler;
     requireScope(principal, endpoint.scope);
-    return endpoint.handler(request, new Context(request, found.params, requestId, principal));
+    const headers = mandatoryHeaders(requestId);
+    if (outcome.rateHeaders !== undefined) Object.assign(headers, outcome.rateHeaders);
+    if (deps.cors !== undefined) {
+      Object.assign(headers, deps.cors.headersFor(request.headers.get("origin")));
+    }
+    return endpoint.handler(
+      request,
+      new Context(request, found.params, requestId, principal, headers),
+    );
   }
 
   function route(
@@ -206,10 +217,15 @@ class Context implements HandlerContext {
     readonly params: Params,
     readonly requestId: string,
     readonly principal: Principal,
+    readonly headers: Record<string, string>,
   ) {}
 
   get url(): URL {
     return this.#url ??= new URL(this.request.url);
+  }
+
+  respond(body: BodyInit | null, status: number, own: Record<string, string>): Response {
+    return completeResponse(body, status, { ...this.headers, ...own });
   }
 }
 

@@ -9,10 +9,12 @@ import { DEFAULT_BODY_TIMEOUT_MS, readJsonBody } from "../http/body.ts";
 import { etag, ifNoneMatchHits, parseIfMatch } from "../http/conditional.ts";
 import { BadRequestError } from "../http/errors.ts";
 import { encodeCursor, parseListQuery } from "./list_query.ts";
+import { type CachedPage, PageCache } from "./page_cache.ts";
 
 const JSON_BODY = ["application/json"];
 const PATCH_BODY = ["application/merge-patch+json", "application/json"];
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+const encoder = new TextEncoder();
 
 /** The customer endpoints of contract §4, bound to a service; the app checks their scopes. */
 export function customerHandlers(
@@ -33,20 +35,24 @@ export function customerHandlers(
     return { id, body, expected, write: writeContext(context) };
   }
 
+  const pages = new PageCache();
+
   return {
-    list(_request: Request, context: HandlerContext): Response {
-      const query = parseListQuery(context.url.search);
-      const page = service.list(query);
-      const next = page.more ? encodeCursor(page.items[page.items.length - 1].id) : null;
-      const headers: Record<string, string> = { "content-type": JSON_TYPE };
-      if (next !== null) {
-        const params = new URLSearchParams(context.url.searchParams);
-        params.set("cursor", next);
-        headers.link = `<${context.url.pathname}?${params}>; rel="next"`;
+    /** A page is built once per change of the read model and query string, then answered again. */
+    list(request: Request, context: HandlerContext): Response {
+      const url = request.url;
+      const at = url.indexOf("?");
+      const search = at === -1 ? "" : url.slice(at);
+      const changes = service.readModelChanges;
+      let page = pages.get(search, changes);
+      if (page === undefined) {
+        page = listPage(service, context.url);
+        pages.set(search, changes, page);
       }
-      const data = page.items.map((record) => record.json).join(",");
-      const body = `{"data":[${data}],"next_cursor":${next === null ? "null" : `"${next}"`}}`;
-      return new Response(body, { headers });
+      const own: Record<string, string> = page.link === undefined
+        ? { "content-type": JSON_TYPE }
+        : { "content-type": JSON_TYPE, link: page.link };
+      return context.respond(page.body, 200, own);
     },
 
     async create(request: Request, context: HandlerContext): Promise<Response> {
@@ -66,9 +72,12 @@ export function customerHandlers(
     read(request: Request, context: HandlerContext): Response {
       const record = live(service, context.params.id);
       if (ifNoneMatchHits(request.headers.get("if-none-match"), record.version)) {
-        return new Response(null, { status: 304, headers: { etag: etag(record.version) } });
+        return context.respond(null, 304, { etag: etag(record.version) });
       }
-      return customerResponse(record.json, record.version, 200);
+      return context.respond(record.json, 200, {
+        "content-type": JSON_TYPE,
+        etag: etag(record.version),
+      });
     },
 
     async replace(request: Request, context: HandlerContext): Promise<Response> {
@@ -94,6 +103,21 @@ export function customerHandlers(
       });
     },
   };
+}
+
+/** The page a list query asks for, as answered: the body's bytes and the next page's `Link`. */
+function listPage(service: CustomerService, url: URL): CachedPage {
+  const page = service.list(parseListQuery(url.search));
+  const next = page.more ? encodeCursor(page.items[page.items.length - 1].id) : null;
+  let link: string | undefined;
+  if (next !== null) {
+    const params = new URLSearchParams(url.searchParams);
+    params.set("cursor", next);
+    link = `<${url.pathname}?${params}>; rel="next"`;
+  }
+  const data = page.items.map((record) => record.json).join(",");
+  const body = `{"data":[${data}],"next_cursor":${next === null ? "null" : `"${next}"`}}`;
+  return { body: encoder.encode(body), link };
 }
 
 /** The live customer's record for the path's id; a malformed id is simply not found. */

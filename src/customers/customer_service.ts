@@ -165,6 +165,11 @@ export class CustomerService implements SnapshotSource {
     return this.#projection.record(id);
   }
 
+  /** Counts changes to the read model: a page answered at another count may differ. */
+  get readModelChanges(): number {
+    return this.#projection.changes;
+  }
+
   /** A page of live customers. */
   list(query: ListQuery): ListPage {
     return this.#projection.list(query);

@@ -1,4 +1,5 @@
 import type { ApiModule, Endpoint } from "../http/api_module.ts";
+import { isComplete } from "../http/complete_response.ts";
 import { problemResponse } from "../http/problem.ts";
 
 /**
@@ -11,6 +12,8 @@ export function withLogSeq(module: ApiModule, appliedSeq: () => number): ApiModu
     scope: endpoint.scope,
     handler: (request, context) => {
       const seq = appliedSeq();
+      // An answer built by context.respond carries it from here; others get it below.
+      context.headers["log-seq"] = String(seq);
       try {
         const result = endpoint.handler(request, context);
         if (!(result instanceof Promise)) return marked(result, seq);
@@ -34,6 +37,7 @@ export function withLogSeq(module: ApiModule, appliedSeq: () => number): ApiModu
 
 /** The response with `Log-Seq: seq`, unless its handler set its own (a write's event). */
 function marked(response: Response, seq: number): Response {
+  if (isComplete(response)) return response;
   if (!response.headers.has("log-seq")) response.headers.set("log-seq", String(seq));
   return response;
 }

@@ -13,6 +13,16 @@ export interface HandlerContext {
   params: Params;
   requestId: string;
   principal: Principal;
+  /**
+   * The headers every answer to this request carries, gathered before the handler runs (request
+   * id, nosniff, rate limit, CORS, Log-Seq); a wrapping layer may add its own.
+   */
+  headers: Record<string, string>;
+  /**
+   * An answer with `headers` and the handler's own (which win), complete as built: no layer
+   * touches its headers again, so Deno sends it on its fast path.
+   */
+  respond(body: BodyInit | null, status: number, own: Record<string, string>): Response;
 }
 
 /** A module's route handler; it runs only for a caller holding its endpoint's scope. */

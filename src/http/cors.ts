@@ -40,6 +40,16 @@ export class CorsPolicy {
     });
   }
 
+  /** The CORS headers of an actual (non-preflight) response, for one built with all at once. */
+  headersFor(origin: string | null): Record<string, string> {
+    if (!this.allows(origin)) return { vary: "Origin" };
+    return {
+      vary: "Origin",
+      "access-control-allow-origin": origin,
+      "access-control-expose-headers": EXPOSE_HEADERS,
+    };
+  }
+
   /** Adds the CORS headers of an actual (non-preflight) response. */
   decorate(origin: string | null, headers: Headers): void {
     if (!/\bOrigin\b/i.test(headers.get("vary") ?? "")) headers.append("vary", "Origin");

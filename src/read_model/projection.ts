@@ -45,10 +45,16 @@ export class CustomerProjection implements CustomerState {
    */
   #ids: string[] = [];
   #tombstones = 0;
+  #changes = 0;
 
   /** The number of live customers. */
   get size(): number {
     return this.#byId.size;
+  }
+
+  /** Counts every change to the model: what a page answered before a change differs from. */
+  get changes(): number {
+    return this.#changes;
   }
 
   /** The live customer with this id, parsed from its record. */
@@ -80,6 +86,7 @@ export class CustomerProjection implements CustomerState {
   remove(id: string): void {
     const before = this.#byId.get(id);
     if (before === undefined) return;
+    this.#changes++;
     this.#byEmail.delete(before.emailKey);
     this.#bury(id);
   }
@@ -88,6 +95,7 @@ export class CustomerProjection implements CustomerState {
   put(id: string, version: number, email: string, json: string): void {
     const before = this.#byId.get(id);
     const key = emailKey(email);
+    this.#changes++;
     if (before?.emailKey !== key) {
       if (before !== undefined) this.#byEmail.delete(before.emailKey);
       this.#byEmail.set(key, id);

@@ -213,3 +213,61 @@ Deno.test("listing customers", async (t) => {
     await server.dispose();
   }
 });
+
+Deno.test("a page asked for again after each kind of write shows that write, never an older page", async () => {
+  const server = await startServer();
+  try {
+    const api = new ApiClient(server.url, await makeToken());
+    const ids = async (path: string) => {
+      const res = await api.get(path);
+      assert.equal(res.status, 200, res.text);
+      const body = res.body as { data: Customer[]; next_cursor: string | null };
+      return { res, body, ids: body.data.map((c) => c.id) };
+    };
+    const first = await api.create(newCustomer({ name: "Ada First" }));
+    const second = await api.create(newCustomer({ name: "Bob Second" }));
+    // Each query is answered twice before every write, so a kept page exists to go stale.
+    const queries = ["/api/customers", "/api/customers?limit=1", "/api/customers?q=second"];
+    const seqs: number[] = [];
+    for (const path of queries) await ids(path), await ids(path);
+    seqs.push(Number((await ids("/api/customers")).res.headers.get("log-seq")));
+
+    const third = await api.create(newCustomer({ name: "Cy Second Too" }));
+    assert.deepEqual((await ids("/api/customers")).ids, [first.id, second.id, third.id]);
+    assert.deepEqual((await ids("/api/customers?q=second")).ids, [second.id, third.id]);
+    seqs.push(Number((await ids("/api/customers")).res.headers.get("log-seq")));
+
+    const renamed = await api.put(`/api/customers/${first.id}`, {
+      json: { name: "Ada Second Now", email: first.email },
+    });
+    assert.equal(renamed.status, 200, renamed.text);
+    const afterPut = await ids("/api/customers?limit=1");
+    assert.equal(afterPut.body.data[0].name, "Ada Second Now");
+    assert.equal(afterPut.body.data[0].version, 2);
+    assert.ok(afterPut.res.headers.get("link")?.includes("cursor="), "still a next page");
+    assert.deepEqual((await ids("/api/customers?q=second")).ids, [first.id, second.id, third.id]);
+    seqs.push(Number((await ids("/api/customers")).res.headers.get("log-seq")));
+
+    const patched = await api.patch(`/api/customers/${second.id}`, {
+      json: { name: "Bob Patched" },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(patched.status, 200, patched.text);
+    assert.deepEqual((await ids("/api/customers?q=second")).ids, [first.id, third.id]);
+    seqs.push(Number((await ids("/api/customers")).res.headers.get("log-seq")));
+
+    const deleted = await api.delete(`/api/customers/${third.id}`);
+    assert.equal(deleted.status, 204, deleted.text);
+    const afterDelete = await ids("/api/customers");
+    assert.deepEqual(afterDelete.ids, [first.id, second.id]);
+    assert.equal(afterDelete.body.next_cursor, null);
+    assert.deepEqual((await ids("/api/customers?q=second")).ids, [first.id]);
+    seqs.push(Number(afterDelete.res.headers.get("log-seq")));
+
+    for (let i = 1; i < seqs.length; i++) {
+      assert.ok(seqs[i] > seqs[i - 1], `Log-Seq of the list grows with each write: ${seqs}`);
+    }
+  } finally {
+    await server.stop();
+  }
+});

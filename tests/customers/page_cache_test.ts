@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { type CachedPage, PageCache } from "../../src/customers/page_cache.ts";
+
+const page = (bytes: number, link?: string): CachedPage => ({
+  body: new Uint8Array(bytes),
+  link,
+});
+
+Deno.test("a kept page is answered while the change count stays, and forgotten once it moves", () => {
+  const cache = new PageCache(1000);
+  assert.equal(cache.get("?limit=2", 7), undefined);
+  const kept = page(10, '</api/customers?limit=2&cursor=x>; rel="next"');
+  cache.set("?limit=2", 7, kept);
+  assert.equal(cache.get("?limit=2", 7), kept);
+  assert.equal(cache.get("?limit=3", 7), undefined, "another query string is another page");
+  assert.equal(cache.get("?limit=2", 8), undefined, "a change makes every kept page old");
+  assert.equal(cache.size, 0);
+  assert.equal(cache.get("?limit=2", 7), undefined, "an older count does not bring it back");
+});
+
+Deno.test("a page built at an older change count is not kept", () => {
+  const cache = new PageCache(1000);
+  cache.get("", 3);
+  cache.set("", 2, page(10));
+  assert.equal(cache.get("", 3), undefined);
+});
+
+Deno.test("the pages kept stay within the byte budget, the oldest going first", () => {
+  const cache = new PageCache(1000);
+  cache.get("", 1);
+  for (let i = 0; i < 5; i++) cache.set(`?q=${i}`, 1, page(200));
+  assert.equal(cache.size, 5);
+  cache.set("?q=5", 1, page(200));
+  assert.equal(cache.size, 5, "one page made room");
+  assert.equal(cache.get("?q=0", 1), undefined, "the oldest went");
+  assert.ok(cache.get("?q=5", 1) !== undefined);
+  cache.set("?q=big", 1, page(251));
+  assert.equal(
+    cache.get("?q=big", 1),
+    undefined,
+    "a page over a quarter of the budget is not kept",
+  );
+  cache.set("?q=5", 1, page(100));
+  assert.equal(cache.size, 5, "setting a query again replaces its page");
+});
