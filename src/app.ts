@@ -24,7 +24,6 @@ import type { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf } from "./http/request_id.ts";
 import { type Params, Router } from "./http/router.ts";
 import { mandatoryHeaders, setMandatoryHeaders } from "./http/mandatory_headers.ts";
-import { completeResponse, isComplete } from "./http/complete_response.ts";
 
 /**
  * Receives one finished request, for the access log (positional, so the hot path allocates no
@@ -64,6 +63,8 @@ type PublicHandler = (request: Request) => Response;
 interface Outcome {
   route: string;
   rateHeaders?: Record<string, string>;
+  /** The handler's answer built with every header (HandlerContext.respond). */
+  complete?: Response;
 }
 
 /**
@@ -131,7 +132,8 @@ export function createHandler(
     outcome: Outcome,
     started: number,
   ): Response {
-    if (!isComplete(response)) {
+    // Reading response.headers would make Deno drop the native answer it prepared.
+    if (outcome.complete !== response) {
       const headers = response.headers;
       setMandatoryHeaders(headers, requestId);
       if (outcome.rateHeaders !== undefined) {
@@ -177,7 +179,7 @@ export function createHandler(
     }
     return endpoint.handler(
       request,
-      new Context(request, found.params, requestId, principal, headers),
+      new Context(request, found.params, requestId, principal, headers, outcome),
     );
   }
 
@@ -212,20 +214,30 @@ export function createHandler(
 /** What a handler gets besides the request; the URL is parsed only when asked for (the list). */
 class Context implements HandlerContext {
   #url: URL | undefined;
+  #outcome: Outcome;
   constructor(
     readonly request: Request,
     readonly params: Params,
     readonly requestId: string,
     readonly principal: Principal,
     readonly headers: Record<string, string>,
-  ) {}
+    outcome: Outcome,
+  ) {
+    this.#outcome = outcome;
+  }
 
   get url(): URL {
     return this.#url ??= new URL(this.request.url);
   }
 
   respond(body: BodyInit | null, status: number, own: Record<string, string>): Response {
-    return completeResponse(body, status, { ...this.headers, ...own });
+    const response = new Response(body, { status, headers: { ...this.headers, ...own } });
+    this.#outcome.complete = response;
+    return response;
+  }
+
+  get responded(): Response | undefined {
+    return this.#outcome.complete;
   }
 }
 

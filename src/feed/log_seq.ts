@@ -1,5 +1,4 @@
-import type { ApiModule, Endpoint } from "../http/api_module.ts";
-import { isComplete } from "../http/complete_response.ts";
+import type { ApiModule, Endpoint, HandlerContext } from "../http/api_module.ts";
 import { problemResponse } from "../http/problem.ts";
 
 /**
@@ -16,9 +15,9 @@ export function withLogSeq(module: ApiModule, appliedSeq: () => number): ApiModu
       context.headers["log-seq"] = String(seq);
       try {
         const result = endpoint.handler(request, context);
-        if (!(result instanceof Promise)) return marked(result, seq);
+        if (!(result instanceof Promise)) return marked(result, seq, context);
         return result.then(
-          (response) => marked(response, seq),
+          (response) => marked(response, seq, context),
           (error) => failed(error, seq, context.requestId),
         );
       } catch (error) {
@@ -36,8 +35,9 @@ export function withLogSeq(module: ApiModule, appliedSeq: () => number): ApiModu
 }
 
 /** The response with `Log-Seq: seq`, unless its handler set its own (a write's event). */
-function marked(response: Response, seq: number): Response {
-  if (isComplete(response)) return response;
+function marked(response: Response, seq: number, context?: HandlerContext): Response {
+  // An answer built by context.respond has it already; reading its headers would cost.
+  if (context?.responded === response) return response;
   if (!response.headers.has("log-seq")) response.headers.set("log-seq", String(seq));
   return response;
 }

@@ -23,6 +23,8 @@ export interface HandlerContext {
    * touches its headers again, so Deno sends it on its fast path.
    */
   respond(body: BodyInit | null, status: number, own: Record<string, string>): Response;
+  /** The answer `respond` built, if it was called: complete, so no layer adds headers to it. */
+  readonly responded: Response | undefined;
 }
 
 /** A module's route handler; it runs only for a caller holding its endpoint's scope. */
