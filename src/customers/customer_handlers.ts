@@ -14,7 +14,6 @@ import { type CachedPage, PageCache } from "./page_cache.ts";
 const JSON_BODY = ["application/json"];
 const PATCH_BODY = ["application/merge-patch+json", "application/json"];
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
-const encoder = new TextEncoder();
 
 /** The customer endpoints of contract §4, bound to a service; the app checks their scopes. */
 export function customerHandlers(
@@ -105,7 +104,7 @@ export function customerHandlers(
   };
 }
 
-/** The page a list query asks for, as answered: the body's bytes and the next page's `Link`. */
+/** The page a list query asks for, as answered: its body and the next page's `Link`. */
 function listPage(service: CustomerService, url: URL): CachedPage {
   const page = service.list(parseListQuery(url.search));
   const next = page.more ? encodeCursor(page.items[page.items.length - 1].id) : null;
@@ -117,7 +116,7 @@ function listPage(service: CustomerService, url: URL): CachedPage {
   }
   const data = page.items.map((record) => record.json).join(",");
   const body = `{"data":[${data}],"next_cursor":${next === null ? "null" : `"${next}"`}}`;
-  return { body: encoder.encode(body), link };
+  return { body, link };
 }
 
 /** The live customer's record for the path's id; a malformed id is simply not found. */

@@ -1,11 +1,15 @@
-/** A list page as answered: its body's bytes and its `Link` header, if there is a next page. */
+/**
+ * A list page as answered: its body and its `Link` header, if there is a next page. The body is
+ * kept as a string: Deno copies a Uint8Array body on every Response, which costs more than
+ * encoding the string when it is sent.
+ */
 export interface CachedPage {
-  body: Uint8Array<ArrayBuffer>;
+  body: string;
   link: string | undefined;
 }
 
-/** The bytes cached pages may hold together; a bigger page is answered but not kept. */
-export const PAGE_CACHE_BYTES = 8 * 1024 * 1024;
+/** The characters cached pages may hold together; a bigger page is answered but not kept. */
+export const PAGE_CACHE_CHARS = 8 * 1024 * 1024;
 
 /**
  * List pages answered since the read model last changed, by their query string as sent: a page
@@ -16,15 +20,15 @@ export const PAGE_CACHE_BYTES = 8 * 1024 * 1024;
 export class PageCache {
   #pages = new Map<string, CachedPage>();
   #changes = -1;
-  #bytes = 0;
+  #chars = 0;
 
-  constructor(readonly maxBytes = PAGE_CACHE_BYTES) {}
+  constructor(readonly maxChars = PAGE_CACHE_CHARS) {}
 
   /** The page answered for `query` at this change count, if kept. */
   get(query: string, changes: number): CachedPage | undefined {
     if (changes !== this.#changes) {
       this.#pages.clear();
-      this.#bytes = 0;
+      this.#chars = 0;
       this.#changes = changes;
       return undefined;
     }
@@ -33,16 +37,16 @@ export class PageCache {
 
   /** Keeps the page built for `query` at this change count. */
   set(query: string, changes: number, page: CachedPage): void {
-    if (changes !== this.#changes || page.body.length > this.maxBytes / 4) return;
-    this.#bytes -= this.#pages.get(query)?.body.length ?? 0;
+    if (changes !== this.#changes || page.body.length > this.maxChars / 4) return;
+    this.#chars -= this.#pages.get(query)?.body.length ?? 0;
     this.#pages.delete(query);
     for (const [oldest, kept] of this.#pages) {
-      if (this.#bytes + page.body.length <= this.maxBytes) break;
+      if (this.#chars + page.body.length <= this.maxChars) break;
       this.#pages.delete(oldest);
-      this.#bytes -= kept.body.length;
+      this.#chars -= kept.body.length;
     }
     this.#pages.set(query, page);
-    this.#bytes += page.body.length;
+    this.#chars += page.body.length;
   }
 
   /** The number of pages kept. */

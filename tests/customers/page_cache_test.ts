@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
 import { type CachedPage, PageCache } from "../../src/customers/page_cache.ts";
 
-const page = (bytes: number, link?: string): CachedPage => ({
-  body: new Uint8Array(bytes),
-  link,
-});
+const page = (chars: number, link?: string): CachedPage => ({ body: "x".repeat(chars), link });
 
 Deno.test("a kept page is answered while the change count stays, and forgotten once it moves", () => {
   const cache = new PageCache(1000);
@@ -25,7 +22,7 @@ Deno.test("a page built at an older change count is not kept", () => {
   assert.equal(cache.get("", 3), undefined);
 });
 
-Deno.test("the pages kept stay within the byte budget, the oldest going first", () => {
+Deno.test("the pages kept stay within the size budget, the oldest going first", () => {
   const cache = new PageCache(1000);
   cache.get("", 1);
   for (let i = 0; i < 5; i++) cache.set(`?q=${i}`, 1, page(200));
