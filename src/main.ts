@@ -165,6 +165,7 @@ async function main(): Promise<void> {
     rateLimiter: config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit),
     cors: config.corsOrigins.length === 0 ? undefined : new CorsPolicy(config.corsOrigins),
     notReady: () => maintenance.problem(),
+    logSeq: { paths: ["/api/customers", "/api/events"], seq: appliedSeq },
   });
 
   // Signal handlers go in before the listener opens: a SIGTERM right after "listening" must not kill.
