@@ -131,6 +131,7 @@ async function main(): Promise<void> {
         error === undefined ? maintenance.succeeded() : maintenance.failed(error),
       // The feed's cache of recent events forgets what a compaction erased.
       onCompacted: () => feed.erased(),
+      retentionMs: config.eventRetentionMs,
     });
   service.addCommitListener((event) => persistence.noteCommit(event));
   const appliedSeq = () => service.appliedSeq;
