@@ -61,18 +61,33 @@ export interface SplitLine {
  * as text: a reader that keeps text need not build (and then collect) its object graph. The
  * member must follow only scalar members, so the first `,"key":{` is the member itself.
  * Undefined when the line has no such member; throws CorruptRecordError when it is damaged.
+ * With `sliceMember` and the line's `text`, the member is a slice of that text instead of a
+ * fresh decode (one TextDecoder call less per line).
  */
-export function splitLine(line: Uint8Array, key: string, text?: string): SplitLine | undefined {
+export function splitLine(
+  line: Uint8Array,
+  key: string,
+  text?: string,
+  sliceMember = false,
+): SplitLine | undefined {
   const marker = markerOf(key);
   const at = indexOf(line, marker);
   if (at === -1) return undefined;
   const bodyEnd = verifyLine(line);
-  const headText = text === undefined
-    ? decodeText(line.subarray(0, at))
-    : text.slice(0, text.indexOf(`,"${key}":{`));
+  if (text === undefined) {
+    return {
+      head: parseObject(decodeText(line.subarray(0, at)) + "}"),
+      member: decodeText(line.subarray(at + marker.length - 1, bodyEnd)),
+    };
+  }
+  const textAt = text.indexOf(`,"${key}":{`);
   return {
-    head: parseObject(headText + "}"),
-    member: decodeText(line.subarray(at + marker.length - 1, bodyEnd)),
+    head: parseObject(text.slice(0, textAt) + "}"),
+    // A slice keeps the chunk's whole text alive as long as it lives: only for short-lived reads.
+    // The checksum member after bodyEnd is ASCII, so its length in bytes is its length in text.
+    member: sliceMember
+      ? text.slice(textAt + marker.length - 1, text.length - (line.length - bodyEnd))
+      : decodeText(line.subarray(at + marker.length - 1, bodyEnd)),
   };
 }
 

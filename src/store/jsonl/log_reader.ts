@@ -93,7 +93,8 @@ export class LogReader {
             if ((offset === 0 && looksLikeHeader(line)) || isCommitLine(line)) return;
             let event: ReplayedEvent;
             try {
-              event = decodeReplayed(line, text);
+              // Events read for the feed live briefly: their data may share the chunk's text.
+              event = decodeReplayed(line, text, true);
             } catch (error) {
               if (!(error instanceof CorruptRecordError)) throw error;
               const at = start === 0 ? lineNumber : 0;
