@@ -36,7 +36,7 @@ export async function runSseBench(options: SseBenchOptions = {}): Promise<void> 
   const seconds = options.quick ? 2 : 5;
   const token = await mintToken(SECRET);
   const rows: LatencyRow[] = [];
-  for (const streams of (Deno.env.get("SSE_COUNTS") ?? "1,100,1000").split(",").map(Number)) {
+  for (const streams of [1, 100, 1000]) {
     rows.push(
       await withServer(async (url, cpu) => {
         const clients = await openStreams(url, token, streams, "");
@@ -105,10 +105,7 @@ async function withServer<T>(
   body: (url: string, cpu: () => Promise<number>) => Promise<T>,
 ): Promise<T> {
   const dataDir = await Deno.makeTempDir({ prefix: "sse-bench-" });
-  const prof = Deno.env.get("SSE_PROF");
-  const server = spawnServer(dataDir, prof ? [`--cpu-prof`, `--cpu-prof-dir=${prof}`] : [], {
-    LOG_LEVEL: "warn",
-  });
+  const server = spawnServer(dataDir, [], { LOG_LEVEL: "warn" });
   try {
     const url = (await server.waitFor("ready")).fields.url as string;
     const pid = (await server.waitFor("listening")).fields.pid as number;
