@@ -58,7 +58,7 @@ export async function runFeedHistoryBench(options: FeedHistoryBenchOptions = {})
     );
     console.log(
       `  settled RSS: every event retained ${mib(retained.rss)} MiB, ` +
-        `no history (one event per live customer) ${mib(bare.rss)} MiB: ` +
+        `no history (the snapshot and an empty log) ${mib(bare.rss)} MiB: ` +
         `${(retained.rss / bare.rss).toFixed(2)}× (target ≤ 1.5×)`,
     );
   } finally {

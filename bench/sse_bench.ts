@@ -70,27 +70,52 @@ export async function runSseBench(options: SseBenchOptions = {}): Promise<void> 
         }; ${row.samples} frames sampled${row.ended > 0 ? `, ${row.ended} streams ended` : ""})`,
     );
   }
-  // Idle: streams that follow only deletes while the writes are creates.
-  const none: number[] = [];
-  const idle: number[] = [];
+  // Idle: streams that follow only deletes while the writes are creates. The server's CPU time
+  // per write is reported too: unlike the rate, it barely moves with the machine's other load.
+  const none: Throughput[] = [];
+  const idle: Throughput[] = [];
   for (let round = 0; round < (options.quick ? 1 : 3); round++) {
-    none.push(await withServer((url) => closedLoop(url, token, seconds)));
+    none.push(await withServer((url, cpu) => measured(cpu, () => closedLoop(url, token, seconds))));
     idle.push(
-      await withServer(async (url) => {
+      await withServer(async (url, cpu) => {
         const clients = await openStreams(url, token, 1000, "&type=customer.deleted");
-        const writes = await closedLoop(url, token, seconds);
+        const result = await measured(cpu, () => closedLoop(url, token, seconds));
         await clients.finish();
-        return writes;
+        return result;
       }),
     );
   }
   const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1];
+  const perSecond = (runs: Throughput[]) => median(runs.map((run) => run.writes / seconds));
+  const cpuPerWrite = (runs: Throughput[]) => median(runs.map((run) => run.cpu / run.writes * 1e6));
   console.log(
-    `  write throughput (16 closed-loop clients): no streams ${median(none).toFixed(0)}/s, ` +
-      `1,000 idle streams ${median(idle).toFixed(0)}/s (${
-        (median(idle) / median(none)).toFixed(2)
-      }×, target ≥ 0.9×; rounds ${none.map(Math.round)} vs ${idle.map(Math.round)})`,
+    `  write throughput (16 closed-loop clients): no streams ${perSecond(none).toFixed(0)}/s, ` +
+      `1,000 idle streams ${perSecond(idle).toFixed(0)}/s (${
+        (perSecond(idle) / perSecond(none)).toFixed(2)
+      }×, ` +
+      `target ≥ 0.9×; rounds ${none.map((r) => Math.round(r.writes / seconds))} vs ${
+        idle.map((r) => Math.round(r.writes / seconds))
+      })`,
   );
+  console.log(
+    `  server CPU per write: no streams ${cpuPerWrite(none).toFixed(0)} µs, 1,000 idle streams ` +
+      `${cpuPerWrite(idle).toFixed(0)} µs (${(cpuPerWrite(idle) / cpuPerWrite(none)).toFixed(2)}×)`,
+  );
+}
+
+/** Writes done in a closed loop and the server CPU seconds they took. */
+interface Throughput {
+  writes: number;
+  cpu: number;
+}
+
+async function measured(
+  cpu: () => Promise<number>,
+  body: () => Promise<number>,
+): Promise<Throughput> {
+  const before = await cpu();
+  const writes = await body();
+  return { writes, cpu: await cpu() - before };
 }
 
 /** CPU seconds (user + system) the process has used, from /proc/<pid>/stat. */
@@ -184,12 +209,12 @@ async function paced(url: string, token: string, rate: number, seconds: number):
   await Promise.all(pending);
 }
 
-/** Writes per second that 16 clients, each waiting for its answer, reach in `seconds`. */
+/** Writes that 16 clients, each waiting for its answer, complete in `seconds`. */
 async function closedLoop(url: string, token: string, seconds: number): Promise<number> {
   let done = 0;
   const end = performance.now() + seconds * 1000;
   await Promise.all(Array.from({ length: 16 }, async () => {
     while (performance.now() < end) await create(url, token).then(() => done++);
   }));
-  return done / seconds;
+  return done;
 }
