@@ -71,23 +71,27 @@ export function splitLine(
   sliceMember = false,
 ): SplitLine | undefined {
   const marker = markerOf(key);
+  if (text !== undefined && sliceMember) {
+    // The string search is native; the marker is ASCII, so it has the same length in both.
+    const textAt = text.indexOf(markerTextOf(key));
+    if (textAt === -1) return undefined;
+    const bodyEnd = verifyLine(line);
+    return {
+      head: parseObject(text.slice(0, textAt) + "}"),
+      // A slice keeps the chunk's whole text alive as long as it lives: only for short-lived
+      // reads. The checksum member after bodyEnd is ASCII: as long in bytes as in text.
+      member: text.slice(textAt + marker.length - 1, text.length - (line.length - bodyEnd)),
+    };
+  }
   const at = indexOf(line, marker);
   if (at === -1) return undefined;
   const bodyEnd = verifyLine(line);
-  if (text === undefined) {
-    return {
-      head: parseObject(decodeText(line.subarray(0, at)) + "}"),
-      member: decodeText(line.subarray(at + marker.length - 1, bodyEnd)),
-    };
-  }
-  const textAt = text.indexOf(`,"${key}":{`);
+  const headText = text === undefined
+    ? decodeText(line.subarray(0, at))
+    : text.slice(0, text.indexOf(markerTextOf(key)));
   return {
-    head: parseObject(text.slice(0, textAt) + "}"),
-    // A slice keeps the chunk's whole text alive as long as it lives: only for short-lived reads.
-    // The checksum member after bodyEnd is ASCII, so its length in bytes is its length in text.
-    member: sliceMember
-      ? text.slice(textAt + marker.length - 1, text.length - (line.length - bodyEnd))
-      : decodeText(line.subarray(at + marker.length - 1, bodyEnd)),
+    head: parseObject(headText + "}"),
+    member: decodeText(line.subarray(at + marker.length - 1, bodyEnd)),
   };
 }
 
@@ -120,6 +124,11 @@ export function bodyText(line: Uint8Array): string {
 }
 
 const markers = new Map<string, Uint8Array>();
+
+/** `,"key":{`, the text before an object member. */
+function markerTextOf(key: string): string {
+  return `,"${key}":{`;
+}
 
 function markerOf(key: string): Uint8Array {
   let marker = markers.get(key);
