@@ -55,6 +55,11 @@ export interface AppDeps {
   publicUrl?: string;
   /** Why /readyz answers 503 while serving (failing background work); none means ready. */
   notReady?: () => Error | undefined;
+  /**
+   * `Log-Seq` for the error answers under these paths that no handler marked (the auth gate's
+   * 401 and 403, the rate limit's 429, a 404 or 405): `seq()`, the newest applied event.
+   */
+  logSeq?: { paths: readonly string[]; seq: () => number };
 }
 
 type PublicHandler = (request: Request) => Response;
@@ -140,6 +145,15 @@ export function createHandler(
         for (const [name, value] of Object.entries(outcome.rateHeaders)) headers.set(name, value);
       }
       deps.cors?.decorate(request.headers.get("origin"), headers);
+      // Only error answers are looked at: every success of these paths comes marked by its module.
+      if (deps.logSeq !== undefined && response.status >= 400 && !headers.has("log-seq")) {
+        const pathname = pathnameOf(request.url);
+        if (
+          deps.logSeq.paths.some((path) => pathname === path || pathname.startsWith(`${path}/`))
+        ) {
+          headers.set("log-seq", String(deps.logSeq.seq()));
+        }
+      }
     }
     if (request.method === "HEAD" && response.body !== null) {
       response.body.cancel();

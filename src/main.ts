@@ -132,6 +132,7 @@ async function main(): Promise<void> {
         error === undefined ? maintenance.succeeded() : maintenance.failed(error),
       // The feed's cache of recent events forgets what a compaction erased.
       onCompacted: () => feed.erased(),
+      retentionMs: config.eventRetentionMs,
     });
   service.addCommitListener((event) => persistence.noteCommit(event));
   const appliedSeq = () => service.appliedSeq;
@@ -166,6 +167,7 @@ async function main(): Promise<void> {
     rateLimiter: config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit),
     cors: config.corsOrigins.length === 0 ? undefined : new CorsPolicy(config.corsOrigins),
     notReady: () => maintenance.problem(),
+    logSeq: { paths: ["/api/customers", "/api/events"], seq: appliedSeq },
   });
 
   // Signal handlers go in before the listener opens: a SIGTERM right after "listening" must not kill.

@@ -1,9 +1,8 @@
 import type { EventStore } from "../store/event_store.ts";
 import { TooManyStreamsError } from "./feed_errors.ts";
-import { type FeedReader, matches, type PageRequest } from "./feed_reader.ts";
-import type { ReplayedEvent } from "../store/event_store.ts";
+import type { FeedReader, PageRequest } from "./feed_reader.ts";
 import { HeadFanOut } from "./head_fanout.ts";
-import { bookmarkFrame, concat, frameBytes, HEARTBEAT_FRAME } from "./sse_frames.ts";
+import { bookmarkFrame, framesChunk, HEARTBEAT_FRAME } from "./sse_frames.ts";
 
 /** How streams behave; the intervals are injectable so tests can shorten them. */
 export interface StreamOptions {
@@ -18,6 +17,13 @@ export interface StreamOptions {
 }
 
 const encoder = new TextEncoder();
+
+/** Where a stream is: read up to `position` (the head reader's while `atHead`), sent up to `sent`. */
+interface Cursor {
+  position: number;
+  sent: number;
+  atHead: boolean;
+}
 
 /** Chunks (each one page of at most PAGE events) queued per stream before the log is read again. */
 const BUFFER_CHUNKS = 16;
@@ -55,35 +61,41 @@ export class EventStreams {
 
   /**
    * Subscribes a caught-up stream to the head reader; resolves true once it leaves again (no
-   * room, or closed), false at once when it is not at the head.
+   * room, or closed), false at once when it is not at the head. While subscribed, the stream's
+   * position is the head reader's.
    */
   #atHead(
     request: PageRequest,
     controller: ReadableStreamDefaultController<Uint8Array>,
     stop: AbortSignal,
-    position: number,
-    moved: (seq: number, delivered: boolean) => void,
+    cursor: Cursor,
   ): Promise<boolean> {
     return new Promise((resolve) => {
+      const leave = () => {
+        stop.removeEventListener("abort", closed);
+        cursor.position = this.#fanOut.head;
+        cursor.atHead = false;
+        resolve(true);
+      };
+      const closed = () => {
+        this.#fanOut.leave(subscriber);
+        leave();
+      };
       const subscriber = {
-        deliver: (events: readonly ReplayedEvent[], head: number) => {
+        request,
+        deliver: (chunk: Uint8Array) => {
           if (stop.aborted) return false;
-          const wanted = events.filter((event) => matches(request, event)).map(frameBytes);
-          if (wanted.length > 0) {
-            controller.enqueue(wanted.length === 1 ? wanted[0] : concat(wanted));
-          }
-          moved(head, wanted.length > 0);
+          controller.enqueue(chunk);
+          cursor.sent = this.#fanOut.head;
           if ((controller.desiredSize ?? 0) > 0) return true;
-          resolve(true);
+          leave();
           return false;
         },
-        release: () => resolve(true),
+        release: leave,
       };
-      if (!this.#fanOut.join(subscriber, position)) return resolve(false);
-      stop.addEventListener("abort", () => {
-        this.#fanOut.leave(subscriber);
-        resolve(true);
-      }, { once: true });
+      if (!this.#fanOut.join(subscriber, cursor.position)) return resolve(false);
+      cursor.atHead = true;
+      stop.addEventListener("abort", closed, { once: true });
     });
   }
 
@@ -94,8 +106,7 @@ export class EventStreams {
     }
     const stop = new AbortController();
     this.#open.add(stop);
-    let position = request.after;
-    let sent = request.after;
+    const cursor: Cursor = { position: request.after, sent: request.after, atHead: false };
     let stalled = 0;
     let timer: ReturnType<typeof setInterval> | undefined;
     const finish = () => {
@@ -122,37 +133,28 @@ export class EventStreams {
           }
           stalled = 0;
           // A bookmark doubles as the heartbeat when filters skipped events since the last frame.
-          const frame = position > sent ? bookmarkFrame(position) : HEARTBEAT_FRAME;
-          sent = position;
+          const position = cursor.atHead ? this.#fanOut.head : cursor.position;
+          const frame = position > cursor.sent ? bookmarkFrame(position) : HEARTBEAT_FRAME;
+          cursor.sent = position;
           controller.enqueue(encoder.encode(frame));
         }, this.#options.heartbeatMs);
       },
       pull: async (controller) => {
         while (!stop.signal.aborted) {
-          const page = await this.#reader.read({ ...request, after: position, limit: PAGE });
+          const page = await this.#reader.read({ ...request, after: cursor.position, limit: PAGE });
           if (stop.signal.aborted) return;
-          position = page.lastSeq;
-          if (page.events.length > 0) {
-            const bytes = page.events.map(frameBytes);
-            controller.enqueue(bytes.length === 1 ? bytes[0] : concat(bytes));
-            sent = position;
+          cursor.position = page.lastSeq;
+          const chunk = framesChunk(page.events);
+          if (chunk !== undefined) {
+            controller.enqueue(chunk);
+            cursor.sent = cursor.position;
             return;
           }
           if (page.hasMore) continue;
           // Caught up: the shared head reader hands it every later commit while it keeps up.
-          const joined = await this.#atHead(
-            request,
-            controller,
-            stop.signal,
-            position,
-            (seq, d) => {
-              position = seq;
-              if (d) sent = seq;
-            },
-          );
-          if (joined) return;
+          if (await this.#atHead(request, controller, stop.signal, cursor)) return;
           try {
-            await this.#store.waitForCommit(position, stop.signal);
+            await this.#store.waitForCommit(cursor.position, stop.signal);
             await new Promise((resolve) => setTimeout(resolve, this.#options.coalesceMs));
           } catch {
             return;

@@ -1,13 +1,16 @@
 import type { EventStore, ReplayedEvent } from "../store/event_store.ts";
-import type { FeedReader } from "./feed_reader.ts";
+import { type FeedReader, matches, type PageRequest } from "./feed_reader.ts";
+import { filterKey, framesChunk, UNFILTERED } from "./sse_frames.ts";
 
 /** A stream waiting at the head of the log. */
 export interface HeadSubscriber {
+  /** Its filters: subscribers with the same ones share one chunk per commit batch. */
+  readonly request: PageRequest;
   /**
-   * Takes the events committed after the head (already read once for every subscriber) and the
-   * new head; returns false to leave (its consumer has no room: it catches up by itself).
+   * Takes the frames of the new events its filters let through, read and encoded once for every
+   * subscriber; returns false to leave (its consumer has no room: it catches up by itself).
    */
-  deliver(events: readonly ReplayedEvent[], head: number): boolean;
+  deliver(chunk: Uint8Array): boolean;
   /** The head reader stopped: the stream reads by itself again. */
   release(): void;
 }
@@ -15,14 +18,16 @@ export interface HeadSubscriber {
 const HEAD_PAGE = 1000;
 
 /**
- * One reader at the head of the log for every stream that is caught up: each commit is waited
- * for and read once, then handed to all of them, instead of each stream waking and reading alone.
+ * One reader at the head of the log for every stream that is caught up: each commit batch is
+ * waited for, read and encoded once per distinct filter, then pushed into every matching stream.
+ * A stream whose filters let nothing through costs nothing per write: its group is skipped.
  */
 export class HeadFanOut {
   #store: EventStore;
   #reader: FeedReader;
   #coalesceMs: number;
-  #subscribers = new Set<HeadSubscriber>();
+  /** Subscribers by filter key. */
+  #groups = new Map<string, Set<HeadSubscriber>>();
   #head = -1;
   #running = false;
   #closed = new AbortController();
@@ -33,6 +38,11 @@ export class HeadFanOut {
     this.#coalesceMs = coalesceMs;
   }
 
+  /** The position every subscriber has read up to (filtered-out events included). */
+  get head(): number {
+    return this.#head;
+  }
+
   /** Subscribes a stream whose position is `position`; false when that is not the head. */
   join(subscriber: HeadSubscriber, position: number): boolean {
     if (!this.#running) {
@@ -41,13 +51,18 @@ export class HeadFanOut {
       this.#run();
     }
     if (position !== this.#head) return false;
-    this.#subscribers.add(subscriber);
+    const key = filterKey(subscriber.request);
+    const group = this.#groups.get(key);
+    if (group === undefined) this.#groups.set(key, new Set([subscriber]));
+    else group.add(subscriber);
     return true;
   }
 
   /** Unsubscribes a stream (it closed, or reads by itself again). */
   leave(subscriber: HeadSubscriber): void {
-    this.#subscribers.delete(subscriber);
+    const key = filterKey(subscriber.request);
+    const group = this.#groups.get(key);
+    if (group?.delete(subscriber) && group.size === 0) this.#groups.delete(key);
   }
 
   /** Stops the reader (at shutdown). */
@@ -67,18 +82,30 @@ export class HeadFanOut {
           types: new Set(),
         });
         this.#head = page.lastSeq;
-        for (const subscriber of this.#subscribers) {
-          if (!subscriber.deliver(page.events, page.lastSeq)) this.#subscribers.delete(subscriber);
-        }
-        if (this.#subscribers.size === 0) return;
+        for (const [key, group] of this.#groups) this.#push(key, group, page.events);
+        if (this.#groups.size === 0) return;
       }
     } catch {
       // Closed, or a read failed: every stream goes back to reading by itself.
     } finally {
       // Synchronously with the exit, so a join from now on starts a new reader.
       this.#running = false;
-      for (const subscriber of this.#subscribers) subscriber.release();
-      this.#subscribers.clear();
+      const groups = [...this.#groups.values()];
+      this.#groups.clear();
+      for (const group of groups) for (const subscriber of group) subscriber.release();
     }
+  }
+
+  /** Encodes what one filter group wants once, and pushes it into each of its streams. */
+  #push(key: string, group: Set<HeadSubscriber>, events: readonly ReplayedEvent[]): void {
+    const [first] = group;
+    const chunk = framesChunk(
+      key === UNFILTERED ? events : events.filter((event) => matches(first.request, event)),
+    );
+    if (chunk === undefined) return;
+    for (const subscriber of group) {
+      if (!subscriber.deliver(chunk)) group.delete(subscriber);
+    }
+    if (group.size === 0) this.#groups.delete(key);
   }
 }

@@ -1,4 +1,6 @@
 import type { ReplayedEvent } from "../store/event_store.ts";
+import { concat } from "../lib/bytes.ts";
+import type { PageRequest } from "./feed_reader.ts";
 import { publicEventJson } from "./public_event.ts";
 
 /** An event as one Server-Sent Events frame: `id`, `event` and `data` lines, then a blank line. */
@@ -25,13 +27,17 @@ export function frameBytes(event: ReplayedEvent): Uint8Array {
   return bytes;
 }
 
-/** Several frames as one chunk, so a page is one write. */
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
+/** The frames of some events as one chunk (one write), or undefined when there are none. */
+export function framesChunk(events: readonly ReplayedEvent[]): Uint8Array | undefined {
+  if (events.length === 0) return undefined;
+  return events.length === 1 ? frameBytes(events[0]) : concat(events.map(frameBytes));
+}
+
+/** The filter key of a stream without filters. */
+export const UNFILTERED = "";
+
+/** A stream's filters as a key: streams with the same key are sent the same chunk. */
+export function filterKey(request: PageRequest): string {
+  if (request.types.size === 0 && request.customerId === undefined) return UNFILTERED;
+  return `${[...request.types].sort().join(",")}|${request.customerId ?? ""}`;
 }

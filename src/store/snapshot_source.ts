@@ -22,13 +22,21 @@ export interface SnapshotSource extends VersionSource {
 }
 
 /**
- * The erasure rule every compaction applies: an event stays when the state at `snapshotSeq` does
- * not cover it yet, when its customer is live, or when it is the delete itself (no personal data).
+ * The erasure and retention rule every compaction applies: an event stays when the state at
+ * `snapshotSeq` does not cover it yet, or when it is a live customer's latest event (it carries the
+ * whole customer, so a replay without the snapshot still restores it); else, once older than
+ * `expiredBeforeMs` (EVENT_RETENTION), it goes; until then it stays when its customer is live or
+ * when it is the delete itself (no personal data: the tombstone a lagging consumer needs).
  */
 export function keepsEvent(
   source: SnapshotSource,
-  event: Pick<ReplayedEvent, "seq" | "id" | "type">,
+  event: Pick<ReplayedEvent, "seq" | "id" | "type" | "version" | "time">,
   snapshotSeq: number,
+  expiredBeforeMs = -Infinity,
 ): boolean {
-  return event.seq > snapshotSeq || event.type === "customer.deleted" || source.isLive(event.id);
+  if (event.seq > snapshotSeq) return true;
+  const live = source.isLive(event.id);
+  if (live && source.versionOf(event.id) === event.version) return true;
+  if (expiredBeforeMs > -Infinity && Date.parse(event.time) < expiredBeforeMs) return false;
+  return live || event.type === "customer.deleted";
 }

@@ -171,6 +171,38 @@ Deno.test("every answer of /api/customers and /api/events carries Log-Seq; a no-
   assert.equal(removed.headers.get("log-seq"), "2");
 });
 
+Deno.test("the gate's 401, 403 and 429, a 404 and a 405 under /api/customers and /api/events carry Log-Seq too", async () => {
+  await using server = await startServer({ env: { RATE_LIMIT: "5/s", RATE_LIMIT_BURST: "5" } });
+  const token = await makeToken({ sub: "writer" });
+  await new ApiClient(server.url, token).post("/api/customers", { json: newCustomer() });
+  const readOnly = await makeToken({ sub: "reader", scope: "customers:read" });
+  const answers: [string, string, Record<string, string>, number][] = [
+    ["GET", "/api/customers", {}, 401],
+    ["GET", "/api/events", { authorization: "Bearer nonsense" }, 401],
+    ["POST", "/api/customers", { authorization: `Bearer ${readOnly}` }, 403],
+    ["DELETE", "/api/events", { authorization: `Bearer ${readOnly}` }, 405],
+    ["GET", "/api/customers/x/y/z", { authorization: `Bearer ${readOnly}` }, 404],
+  ];
+  for (const [method, path, headers, status] of answers) {
+    const res = await fetch(`${server.url}${path}`, { method, headers });
+    await res.body?.cancel();
+    assert.equal(res.status, status, `${method} ${path}`);
+    assert.equal(res.headers.get("log-seq"), "1", `Log-Seq on the ${status} of ${method} ${path}`);
+  }
+  let limited: Response | undefined;
+  for (let i = 0; i < 20 && limited === undefined; i++) {
+    const res = await fetch(`${server.url}/api/events`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await res.body?.cancel();
+    if (res.status === 429) limited = res;
+  }
+  assert.equal(limited?.headers.get("log-seq"), "1", "Log-Seq on the 429");
+  const health = await fetch(`${server.url}/healthz`);
+  await health.body?.cancel();
+  assert.equal(health.headers.get("log-seq"), null, "only the API paths carry it");
+});
+
 Deno.test("a consumer following the feed through a restart ends with exactly GET /api/customers", async () => {
   const dataDir = await makeDataDir();
   try {

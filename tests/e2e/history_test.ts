@@ -1,7 +1,7 @@
 /** Contract §8 retention and erasure, §9 history and versions, through the real server. */
 import assert from "node:assert/strict";
 import { ApiClient, assertProblem, newCustomer } from "../support/api.ts";
-import { startServer } from "../support/server.ts";
+import { makeDataDir, removeDir, startServer } from "../support/server.ts";
 import { makeToken } from "../support/tokens.ts";
 
 const MERGE_PATCH = "application/merge-patch+json";
@@ -100,4 +100,76 @@ async function filesUnder(dir: string): Promise<string[]> {
     else if (entry.isFile) files.push(path);
   }
   return files;
+}
+
+Deno.test("retention is enforced by compaction: events past EVENT_RETENTION leave the disk, the live state and fresh tombstones stay", async () => {
+  const dataDir = await makeDataDir();
+  // One compaction, 3 s after the first delete: no second snapshot removes whole segments.
+  const env = { EVENT_RETENTION: "2s", ERASE_WITHIN_SECONDS: "3" };
+  try {
+    await retentionCompacts(dataDir, env);
+  } finally {
+    await removeDir(dataDir);
+  }
+});
+
+async function retentionCompacts(dataDir: string, env: Record<string, string>): Promise<void> {
+  const server = await startServer({ dataDir, env });
+  const api = new ApiClient(server.url, await makeToken());
+  const [oldName, newName, goneName] = ["Old", "New", "Gone"].map((w) =>
+    `${w} ${crypto.randomUUID()}`
+  );
+  const ada = await api.create(newCustomer({ name: oldName }));
+  await api.patch(`/api/customers/${ada.id}`, {
+    json: { name: newName },
+    contentType: MERGE_PATCH,
+  });
+  const gone = await api.create(newCustomer({ name: goneName }));
+  await api.delete(`/api/customers/${gone.id}`);
+  const quiet = await api.create(newCustomer());
+  await sleep(2_500);
+  // Still within retention when the compaction runs.
+  const late = await api.create(newCustomer());
+  await api.delete(`/api/customers/${late.id}`);
+
+  const deadline = Date.now() + 15_000;
+  let text = "";
+  while (Date.now() < deadline) {
+    text = await diskText(server.dataDir);
+    if (!text.includes(oldName)) break;
+    await sleep(200);
+  }
+  assert.ok(!text.includes(oldName), "ada's expired first version is gone from disk");
+  assert.ok(
+    !text.includes(gone.id),
+    "an expired tombstone is gone with every event of its customer",
+  );
+  assert.ok(!text.includes(goneName), "erasure still holds");
+  assert.ok(text.includes(newName), "ada's current state stays");
+  assert.ok(text.includes(late.id), "a tombstone within retention stays");
+
+  const feed = await api.get("/api/events");
+  assert.deepEqual(feed.body.data.map((e: { type: string }) => e.type), ["customer.deleted"]);
+  assert.equal(feed.body.data[0].customer_id, late.id);
+  const expired = await api.get("/api/events?after=3");
+  assertProblem(expired, 410);
+  assert.equal(expired.body.oldest_seq, 6);
+  assert.equal((await api.get(`/api/customers/${ada.id}`)).body.name, newName);
+  assert.equal((await api.get(`/api/customers/${quiet.id}`)).status, 200);
+
+  // Restarted (after kill -9: no compaction at shutdown) from what the compaction left.
+  await server.stop("SIGKILL");
+  await using again = await startServer({ dataDir, env });
+  const after = new ApiClient(again.url, await makeToken());
+  assert.equal((await after.get(`/api/customers/${ada.id}`)).body.name, newName);
+  assert.equal((await after.get(`/api/customers/${quiet.id}`)).status, 200);
+  assert.equal((await after.get(`/api/customers/${gone.id}`)).status, 404);
+}
+
+/** Every file under the data directory as one text. */
+async function diskText(dir: string): Promise<string> {
+  const texts = await Promise.all(
+    (await filesUnder(dir)).map((file) => Deno.readTextFile(file).catch(() => "")),
+  );
+  return texts.join("\n");
 }

@@ -40,13 +40,28 @@ async function setUp(heartbeatMs: number, clock: { now: number }) {
       createAuthenticator({ key: SECRET, algorithms: SECRET_ALGORITHMS }),
     ),
   });
-  return { handler, feed, tokens, store };
+  return { handler, feed, tokens, store, service };
 }
 
-const streamRequest = (token: string) =>
-  new Request(`http://x/api/events?access_token=${token}`, {
+const streamRequest = (token: string, query = "") =>
+  new Request(`http://x/api/events?access_token=${token}${query}`, {
     headers: { accept: "text/event-stream" },
   });
+
+/** The ids of the event frames a stream sends until `count` have come. */
+async function eventIds(body: ReadableStream<Uint8Array>, count: number): Promise<string[]> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  let ids: string[] = [];
+  while (ids.length < count) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+    ids = [...text.matchAll(/^id: (\d+)\nevent: customer/gm)].map((match) => match[1]);
+  }
+  await reader.cancel();
+  return ids;
+}
 
 Deno.test("an idle stream sends a heartbeat comment every heartbeat interval", async () => {
   const { handler, feed, tokens } = await setUp(50, { now: Date.now() });
@@ -97,4 +112,30 @@ Deno.test("replicas sharing the secret accept each other's stream tokens; anothe
     new TextEncoder().encode("another-secret-0123456789-abcdefghijkl"),
   );
   assert.throws(() => other.verify(token), /signature/);
+});
+
+Deno.test("streams at the head with different filters each get exactly the events theirs select", async () => {
+  const { handler, feed, tokens, service } = await setUp(60_000, { now: Date.now() });
+  const context = { actor: "alice", requestId: "r" };
+  const { customer: ada } = await service.create(
+    { name: "Ada", email: "ada@example.com" },
+    context,
+  );
+  const token = tokens.mint("alice").token;
+  const open = async (query: string) => (await handler(streamRequest(token, query))).body!;
+  const all = [await open(""), await open("")];
+  const deletes = await open("&type=customer.deleted");
+  const ada1 = await open(`&customer_id=${ada.id}`);
+  // Caught up on seq 1, they wait at the head; the next commits reach them through one reader.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const { customer: bob } = await service.create(
+    { name: "Bob", email: "bob@example.com" },
+    context,
+  );
+  await service.delete(ada.id, undefined, context);
+  await service.delete(bob.id, undefined, context);
+  for (const body of all) assert.deepEqual(await eventIds(body, 4), ["1", "2", "3", "4"]);
+  assert.deepEqual(await eventIds(deletes, 2), ["3", "4"]);
+  assert.deepEqual(await eventIds(ada1, 2), ["1", "3"]);
+  feed.stop();
 });

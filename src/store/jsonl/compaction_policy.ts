@@ -24,6 +24,10 @@ export interface CompactionOptions {
   onOutcome?: (error: unknown) => void;
   /** Called after each compaction, so caches of the log forget the events it erased. */
   onCompacted?: () => void;
+  /** EVENT_RETENTION in ms: compaction drops older events (see keepsEvent); none keeps them. */
+  retentionMs?: number;
+  /** The clock retention is measured with. */
+  clock?: () => number;
 }
 
 /**
@@ -136,8 +140,9 @@ export class CompactionPolicy implements StoreMaintenance {
   }
 
   /**
-   * Rolls the log, writes a snapshot of the state so far, removes deleted customers' events from
-   * every closed segment and from the previous snapshot, and drops segments both snapshots cover.
+   * Rolls the log, writes a snapshot of the state so far, removes deleted customers' events and
+   * events past retention from every closed segment and deleted customers from the previous
+   * snapshot, and drops segments both snapshots cover.
    */
   async compact(): Promise<void> {
     const started = performance.now();
@@ -145,6 +150,8 @@ export class CompactionPolicy implements StoreMaintenance {
     const seq = this.#source.appliedSeq;
     const written = await writeSnapshot(this.#store.dataDir, seq, this.#source.records());
     this.#snapshotSeq = seq;
+    const { retentionMs, clock = Date.now } = this.#options;
+    const expiredBefore = retentionMs === undefined ? -Infinity : clock() - retentionMs;
     let dropped = 0;
     for (const segment of await this.#store.closedSegments()) {
       dropped += await compactSegment(
@@ -152,7 +159,7 @@ export class CompactionPolicy implements StoreMaintenance {
         segment,
         // Events after the snapshot stay (a size roll during the snapshot closes them early):
         // the snapshot does not cover them, and they are erased at the next compaction.
-        (event) => keepsEvent(this.#source, event, seq),
+        (event) => keepsEvent(this.#source, event, seq, expiredBefore),
       );
     }
     const older = (await listSnapshots(this.#store.dataDir)).filter((s) => s.seq < written.seq);

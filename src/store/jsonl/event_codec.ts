@@ -32,10 +32,15 @@ export function decodeEvent(line: Uint8Array, text?: string): StoredEvent {
 
 /**
  * Decodes one log line for replay: like decodeEvent, but the data is left as JSON text
- * (`dataJson`), so no object graph is built (and collected) per event.
+ * (`dataJson`), so no object graph is built (and collected) per event. `sliceData` takes that text
+ * as a slice of `text` (cheaper, but it keeps the read chunk alive: for short-lived events only).
  */
-export function decodeReplayed(line: Uint8Array, text?: string): ReplayedEvent {
-  const split = splitLine(line, "data", text);
+export function decodeReplayed(
+  line: Uint8Array,
+  text?: string,
+  sliceData = false,
+): ReplayedEvent {
+  const split = splitLine(line, "data", text, sliceData);
   if (split === undefined) {
     const record = checkShape(decodeLine(line, text));
     if (record.data !== null) throw new CorruptRecordError("Record is not a customer event");

@@ -19,6 +19,8 @@ export interface DurablePosition {
 /** Where the previous read stopped, so paging on from it does not read the segment again. */
 interface Cursor {
   path: string;
+  /** The file's inode: a compacted segment rewritten since is another file, read from its start. */
+  ino: number | null;
   offset: number;
   seq: number;
 }
@@ -77,11 +79,13 @@ export class LogReader {
   ): Promise<void> {
     const active = !segment.compacted && segment.first === at.activeFirst;
     const cursor = this.#cursor;
-    // Only a segment that is never rewritten keeps its offsets (a compacted one may be replaced).
-    const resume = !segment.compacted && cursor?.path === segment.path && cursor.seq <= afterSeq;
-    const start = resume ? cursor.offset : 0;
     const file = await io("opening", segment.path, () => Deno.open(segment.path, { read: true }));
     try {
+      // A compacted segment may be replaced by a rewrite (a new inode): offsets hold in one file.
+      const ino = segment.compacted ? (await file.stat()).ino : null;
+      const resume = cursor?.path === segment.path && cursor.seq <= afterSeq &&
+        (!segment.compacted || (ino !== null && cursor.ino === ino));
+      const start = resume ? cursor.offset : 0;
       await io("reading", segment.path, () =>
         readLines(
           file,
@@ -89,7 +93,8 @@ export class LogReader {
             if ((offset === 0 && looksLikeHeader(line)) || isCommitLine(line)) return;
             let event: ReplayedEvent;
             try {
-              event = decodeReplayed(line, text);
+              // Events read for the feed live briefly: their data may share the chunk's text.
+              event = decodeReplayed(line, text, true);
             } catch (error) {
               if (!(error instanceof CorruptRecordError)) throw error;
               const at = start === 0 ? lineNumber : 0;
@@ -98,7 +103,12 @@ export class LogReader {
             if (event.seq > at.lastSeq) return false;
             if (event.seq <= afterSeq) return;
             events.push(event);
-            this.#cursor = { path: segment.path, offset: offset + line.length + 1, seq: event.seq };
+            this.#cursor = {
+              path: segment.path,
+              ino,
+              offset: offset + line.length + 1,
+              seq: event.seq,
+            };
             if (events.length >= limit) return false;
           },
           undefined,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   CorruptRecordError,
   decodeEvent,
+  decodeReplayed,
   encodeEvent,
 } from "../../../src/store/jsonl/event_codec.ts";
 import type { StoredEvent } from "../../../src/store/event_store.ts";
@@ -77,6 +78,19 @@ function assertCorrupt(line: Uint8Array, reason: RegExp, note?: string): void {
 Deno.test("an encoded event decodes to an identical event, non-ASCII data included", () => {
   const event = createdEvent();
   assert.deepEqual(decodeEvent(lineOf(event)), event);
+});
+
+Deno.test("decodeReplayed gives the same data text decoded afresh or sliced from the line's text", () => {
+  const event = createdEvent();
+  const line = lineOf(event);
+  const text = decoder.decode(line);
+  const fresh = decodeReplayed(line);
+  const sliced = decodeReplayed(line, text, true);
+  assert.equal(sliced.dataJson, fresh.dataJson);
+  assert.deepEqual(JSON.parse(sliced.dataJson!), event.data);
+  assert.deepEqual(decodeReplayed(line, text, true), fresh, "the envelope read from the text too");
+  const deletion = lineOf(createdEvent({ type: "customer.deleted", data: null }));
+  assert.equal(decodeReplayed(deletion, decoder.decode(deletion), true).dataJson, null);
 });
 
 Deno.test("events without an idempotency key and deletions round-trip unchanged", () => {

@@ -1,0 +1,220 @@
+/**
+ * What Server-Sent Events streams cost: commit-to-delivery latency (p50/p99, from each event's
+ * `time` to its arrival on the stream) with 1, 100 and 1,000 streams open while writes arrive at a
+ * fixed rate, and the closed-loop write throughput with 1,000 idle streams against none, in
+ * alternating rounds. The streams live in a client process of their own (bench/sse_clients.ts).
+ */
+import { mintToken } from "./service_token.ts";
+import { SECRET, spawnServer } from "./server_process.ts";
+
+/** What the SSE benchmark may be told. */
+export interface SseBenchOptions {
+  quick?: boolean;
+  /** Writes per second while latency is measured. */
+  rate?: number;
+}
+
+/** Latency figures for one stream count. */
+interface LatencyRow {
+  streams: number;
+  samples: number;
+  p50: number;
+  p99: number;
+  ended: number;
+  /** Server CPU seconds per second while the writes ran. */
+  serverCpu: number;
+  /** The stream client's CPU seconds per second. */
+  clientCpu: number;
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+
+/** Runs the benchmark and prints its figures. */
+export async function runSseBench(options: SseBenchOptions = {}): Promise<void> {
+  const rate = options.rate ?? 500;
+  const seconds = options.quick ? 2 : 5;
+  const token = await mintToken(SECRET);
+  const rows: LatencyRow[] = [];
+  for (const streams of [1, 100, 1000]) {
+    rows.push(
+      await withServer(async (url, cpu) => {
+        const clients = await openStreams(url, token, streams, "");
+        const cpuBefore = await cpu();
+        const clientBefore = await cpuSeconds(clients.pid);
+        await paced(url, token, rate, seconds);
+        const serverCpu = (await cpu() - cpuBefore) / seconds;
+        const clientCpu = (await cpuSeconds(clients.pid) - clientBefore) / seconds;
+        // Let the last frames arrive.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        const { latencies, ended } = await clients.finish();
+        const sorted = latencies.sort((a, b) => a - b);
+        return {
+          streams,
+          samples: sorted.length,
+          p50: percentile(sorted, 0.5),
+          p99: percentile(sorted, 0.99),
+          ended,
+          serverCpu,
+          clientCpu,
+        };
+      }),
+    );
+  }
+  console.log(`\nServer-Sent Events: ${rate} writes/s for ${seconds} s (target p99 ≤ 50 ms)`);
+  for (const row of rows) {
+    console.log(
+      `  ${row.streams} streams: delivery p50 ${row.p50} ms, p99 ${row.p99} ms ` +
+        `(CPU s/s: server ${row.serverCpu.toFixed(2)}, stream client ${
+          row.clientCpu.toFixed(2)
+        }; ${row.samples} frames sampled${row.ended > 0 ? `, ${row.ended} streams ended` : ""})`,
+    );
+  }
+  // Idle: streams that follow only deletes while the writes are creates. The server's CPU time
+  // per write is reported too: unlike the rate, it barely moves with the machine's other load.
+  const none: Throughput[] = [];
+  const idle: Throughput[] = [];
+  for (let round = 0; round < (options.quick ? 1 : 3); round++) {
+    none.push(await withServer((url, cpu) => measured(cpu, () => closedLoop(url, token, seconds))));
+    idle.push(
+      await withServer(async (url, cpu) => {
+        const clients = await openStreams(url, token, 1000, "&type=customer.deleted");
+        const result = await measured(cpu, () => closedLoop(url, token, seconds));
+        await clients.finish();
+        return result;
+      }),
+    );
+  }
+  const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1];
+  const perSecond = (runs: Throughput[]) => median(runs.map((run) => run.writes / seconds));
+  const cpuPerWrite = (runs: Throughput[]) => median(runs.map((run) => run.cpu / run.writes * 1e6));
+  console.log(
+    `  write throughput (16 closed-loop clients): no streams ${perSecond(none).toFixed(0)}/s, ` +
+      `1,000 idle streams ${perSecond(idle).toFixed(0)}/s (${
+        (perSecond(idle) / perSecond(none)).toFixed(2)
+      }×, ` +
+      `target ≥ 0.9×; rounds ${none.map((r) => Math.round(r.writes / seconds))} vs ${
+        idle.map((r) => Math.round(r.writes / seconds))
+      })`,
+  );
+  console.log(
+    `  server CPU per write: no streams ${cpuPerWrite(none).toFixed(0)} µs, 1,000 idle streams ` +
+      `${cpuPerWrite(idle).toFixed(0)} µs (${(cpuPerWrite(idle) / cpuPerWrite(none)).toFixed(2)}×)`,
+  );
+}
+
+/** Writes done in a closed loop and the server CPU seconds they took. */
+interface Throughput {
+  writes: number;
+  cpu: number;
+}
+
+async function measured(
+  cpu: () => Promise<number>,
+  body: () => Promise<number>,
+): Promise<Throughput> {
+  const before = await cpu();
+  const writes = await body();
+  return { writes, cpu: await cpu() - before };
+}
+
+/** CPU seconds (user + system) the process has used, from /proc/<pid>/stat. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const output = await new Deno.Command("cat", { args: [`/proc/${pid}/stat`] }).output();
+  // The fields after the command name (which may hold spaces) : utime is the 12th, stime the 13th.
+  const fields = new TextDecoder().decode(output.stdout).split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function withServer<T>(
+  body: (url: string, cpu: () => Promise<number>) => Promise<T>,
+): Promise<T> {
+  const dataDir = await Deno.makeTempDir({ prefix: "sse-bench-" });
+  const server = spawnServer(dataDir, [], { LOG_LEVEL: "warn" });
+  try {
+    const url = (await server.waitFor("ready")).fields.url as string;
+    const pid = (await server.waitFor("listening")).fields.pid as number;
+    return await body(url, () => cpuSeconds(pid));
+  } finally {
+    await server.stop("SIGTERM");
+    await Deno.remove(dataDir, { recursive: true });
+  }
+}
+
+/** The stream client process, once every stream is open. */
+async function openStreams(url: string, token: string, streams: number, query: string) {
+  const head = await fetch(`${url}/api/events?limit=1`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  await head.body?.cancel();
+  const after = head.headers.get("log-seq")!;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net",
+      new URL("./sse_clients.ts", import.meta.url).pathname,
+      new URL(url).port,
+      token,
+      String(streams),
+      after,
+      query,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).values();
+  let text = "";
+  const nextLine = async () => {
+    while (!text.includes("\n")) {
+      const { value, done } = await lines.next();
+      if (done) throw new Error("The stream client ended early");
+      text += value;
+    }
+    const at = text.indexOf("\n");
+    const line = text.slice(0, at);
+    text = text.slice(at + 1);
+    return line;
+  };
+  if (await nextLine() !== "open") throw new Error("The stream client could not open its streams");
+  return {
+    pid: child.pid,
+    finish: async (): Promise<{ latencies: number[]; ended: number }> => {
+      await child.stdin.close();
+      const result = JSON.parse(await nextLine());
+      await child.status;
+      return result;
+    },
+  };
+}
+
+let n = 0;
+function create(url: string, token: string): Promise<void> {
+  n++;
+  return fetch(`${url}/api/customers`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: `Bench ${n}`, email: `sse-${n}-${Date.now()}@example.com` }),
+  }).then((res) => res.body?.cancel());
+}
+
+/** Writes at `rate` per second for `seconds`, each without waiting for the previous. */
+async function paced(url: string, token: string, rate: number, seconds: number): Promise<void> {
+  const pending: Promise<void>[] = [];
+  const started = performance.now();
+  for (let i = 0; i < rate * seconds; i++) {
+    const wait = started + (i * 1000) / rate - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    pending.push(create(url, token));
+  }
+  await Promise.all(pending);
+}
+
+/** Writes that 16 clients, each waiting for its answer, complete in `seconds`. */
+async function closedLoop(url: string, token: string, seconds: number): Promise<number> {
+  let done = 0;
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (performance.now() < end) await create(url, token).then(() => done++);
+  }));
+  return done;
+}

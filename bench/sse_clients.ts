@@ -1,0 +1,78 @@
+/**
+ * A process holding many Server-Sent Events streams open on raw loopback sockets (cheaper than
+ * fetch, so the client costs the shared cores as little as possible):
+ * `sse_clients.ts <port> <token> <streams> <after> [query]`. It prints `open` once every stream
+ * has its headers, reads them all, and on the end of stdin prints one JSON line: the
+ * commit-to-delivery latencies (ms, from each event's `time`) seen on a sample of the streams and
+ * how many streams ended early. Every stream is read; only every SAMPLE-th is parsed, as soon as
+ * bytes arrive; the others drain their sockets every DRAIN_MS (the server writes every chunk to
+ * every socket either way), so the client's own reads take less of the cores it shares.
+ */
+const [port, token, streams, after, query = ""] = Deno.args;
+const SAMPLE = 10;
+const DRAIN_MS = 50;
+/** Resolves at the next tick of one DRAIN_MS timer shared by all the streams that drain. */
+let tick!: () => void;
+let drained = new Promise<void>((resolve) => tick = resolve);
+setInterval(() => {
+  const release = tick;
+  drained = new Promise<void>((resolve) => tick = resolve);
+  release();
+}, DRAIN_MS);
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const latencies: number[] = [];
+let ended = 0;
+
+async function follow(n: number): Promise<void> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
+  await conn.write(encoder.encode(
+    `GET /api/events?after=${after}${query} HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+      `Authorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`,
+  ));
+  const buffer = new Uint8Array(64 * 1024);
+  let text = "";
+  let read = await conn.read(buffer);
+  text = decoder.decode(buffer.subarray(0, read ?? 0));
+  if (!text.startsWith("HTTP/1.1 200")) throw new Error(`Stream ${n}: ${text.slice(0, 200)}`);
+  opened();
+  const sampled = n % SAMPLE === 0;
+  while ((read = await conn.read(buffer)) !== null) {
+    if (!sampled) {
+      await drained;
+      continue;
+    }
+    const now = Date.now();
+    text = decoder.decode(buffer.subarray(0, read));
+    // A frame's time: `"time":"<ISO 8601>"`; chunk boundaries carry whole frames.
+    for (let at = text.indexOf('"time":"'); at !== -1; at = text.indexOf('"time":"', at + 8)) {
+      const time = Date.parse(text.slice(at + 8, text.indexOf('"', at + 8)));
+      // A frame cut by the socket read has no whole time: it is skipped.
+      if (!Number.isNaN(time)) latencies.push(now - time);
+    }
+  }
+  ended++;
+}
+
+let open = 0;
+let allOpen: () => void;
+const ready = new Promise<void>((resolve) => allOpen = resolve);
+function opened(): void {
+  if (++open === Number(streams)) allOpen();
+}
+
+for (let n = 0; n < Number(streams); n++) {
+  follow(n).catch((error) => {
+    console.error(String(error));
+    Deno.exit(1);
+  });
+  // Opening a thousand at once would look like a connection flood to the accept loop.
+  if (n % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+await ready;
+console.log("open");
+for await (const _ of Deno.stdin.readable) {
+  // Until the bench closes stdin.
+}
+console.log(JSON.stringify({ latencies, ended }));
+Deno.exit(0);
