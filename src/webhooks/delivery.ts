@@ -10,6 +10,8 @@ export interface Message {
   type: string;
   seq: number;
   body: string;
+  /** The body as UTF-8, encoded once for every endpoint it goes to. */
+  bytes?: Uint8Array;
 }
 
 /** How one attempt ended, ready for the deliveries log. */
@@ -58,7 +60,7 @@ export class Deliverer {
         activeSecrets(endpoint, now),
         message.id,
         timestamp,
-        message.body,
+        message.bytes ?? message.body,
       ),
     };
     const kept = this.#idle.get(endpoint.id);
@@ -66,7 +68,7 @@ export class Deliverer {
     const { outcome, open } = await postTo(
       destination,
       headers,
-      message.body,
+      message.bytes ?? message.body,
       this.timeoutMs,
       kept,
     );
