@@ -34,6 +34,7 @@ export class Metrics {
   #latency = new Map<string, Histogram>();
   #fsync = new Histogram(FSYNC_BUCKETS);
   #events = 0;
+  #served = 0;
   #listenerRestarts = 0;
   #customers: () => number;
   #included: (() => string[])[] = [];
@@ -46,8 +47,14 @@ export class Metrics {
     this.#customers = customersLive;
   }
 
+  /** Requests answered so far, over every route. */
+  get requestsServed(): number {
+    return this.#served;
+  }
+
   /** Counts a request by route pattern, method and status, and observes its duration. */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
+    this.#served++;
     let byMethod = this.#requests.get(route);
     if (byMethod === undefined) this.#requests.set(route, byMethod = new Map());
     let byStatus = byMethod.get(method);
