@@ -45,7 +45,11 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   const token = await new SignJWT({ scope: "customers:read customers:write webhooks:manage" })
     .setProtectedHeader({ alg: "HS256" }).setSubject("bench").setIssuedAt().setExpirationTime("1h")
     .sign(new TextEncoder().encode(SECRET));
-  console.log(`\nWebhooks: ${endpoints} endpoints on one loopback receiver process`);
+  console.log(
+    `\nWebhooks: ${endpoints} endpoints on one loopback receiver process (load average ${
+      Deno.loadavg()[0].toFixed(1)
+    })`,
+  );
   const ratios: number[] = [];
   for (let round = 1; round <= rounds; round++) {
     const off = await withServer(
@@ -88,6 +92,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       `p99 ${percentile(sorted, 0.99)} ms, max ${sorted.at(-1)} ms; largest backlog ` +
       `${drained.maxBacklog}; ${completeness(report, endpoints, rate * seconds)}`,
   );
+  console.log(`  load average at the end: ${Deno.loadavg()[0].toFixed(1)}`);
   if (options.cpuProfDir !== undefined) {
     await profiled(options.cpuProfDir, token, endpoints, rate, seconds);
   }
