@@ -257,7 +257,7 @@ async function webhooksWiring(
     maxWebhooks: config.maxWebhooks,
     onChange: (id) => dispatcher.sync(id),
   });
-  const pressure = new ApiPressure(() => metrics.requestsServed);
+  const pressure = new ApiPressure(() => metrics.requestTime);
   const dispatcher = new WebhookDispatcher({
     events: store,
     tail: recent,
