@@ -105,10 +105,19 @@ export function attemptEntry(
     seq: message.seq,
     event_type: message.type,
     attempt,
-    at: new Date(at).toISOString(),
+    at: isoTime(at),
     status_code: result.statusCode,
     error: result.error,
     duration_ms: result.durationMs,
     next_attempt_at: nextAt === null ? null : new Date(nextAt).toISOString(),
   };
+}
+
+let lastMs = -1;
+let lastIso = "";
+
+/** `ms` as ISO time; attempts ending in the same millisecond share one string. */
+function isoTime(ms: number): string {
+  if (ms !== lastMs) lastMs = ms, lastIso = new Date(ms).toISOString();
+  return lastIso;
 }
