@@ -2,9 +2,10 @@
  * `deno task bench [--quick] [--only=http,scale,auth,startup,webhooks,feed] [--events=N] [--runs=N]
  * [--cpu-prof=DIR] [--http-rounds=N] [--http-seconds=S] [--http-cpu-prof=DIR]
  * [--http-cpu-prof-workloads=get,list,post,put] [--scale]
- * [--scale-sizes=10000,100000,1000000] [--soak [--soak-minutes=N]]`: runs the benchmarks, the HTTP one first; `--quick` is a
+ * [--scale-sizes=10000,100000,1000000] [--webhooks-rounds=N] [--webhooks-cpu-prof=DIR]
+ * [--soak [--soak-minutes=N]]`: runs the benchmarks, the HTTP one first; `--quick` is a
  * few-second run for CI; `--events`, `--runs` and `--cpu-prof` size and profile the startup
- * benchmark; `--http-*` the HTTP one; `--scale` adds the scaling figures (or `--only=scale`); `--soak` runs only
+ * benchmark; `--http-*` the HTTP one; `--scale` adds the scaling figures (or `--only=scale`); `--webhooks-*` the webhook one; `--soak` runs only
  * the soak (bench/soak.ts), 15 minutes unless `--soak-minutes` says otherwise.
  */
 import { parseArgs } from "node:util";
@@ -31,6 +32,8 @@ const { values } = parseArgs({
     "http-cpu-prof-workloads": { type: "string" },
     scale: { type: "boolean", default: false },
     "scale-sizes": { type: "string" },
+    "webhooks-rounds": { type: "string" },
+    "webhooks-cpu-prof": { type: "string" },
     soak: { type: "boolean", default: false },
     "soak-minutes": { type: "string" },
   },
@@ -79,5 +82,11 @@ if (only.includes("startup")) {
     cpuProfDir: values["cpu-prof"],
   });
 }
-if (only.includes("webhooks")) await runWebhookBench({ quick: values.quick });
+if (only.includes("webhooks")) {
+  await runWebhookBench({
+    quick: values.quick,
+    rounds: number(values["webhooks-rounds"]),
+    cpuProfDir: values["webhooks-cpu-prof"],
+  });
+}
 if (only.includes("feed")) await runFeedBench({ quick: values.quick });

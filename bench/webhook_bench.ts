@@ -1,142 +1,144 @@
 /**
- * Webhook delivery under load: 10 endpoints on loopback receivers, writes paced at a fixed rate;
- * prints commit-to-delivery latency (p50/p99, from each event's `time` to its arrival) and the
- * write throughput of a closed loop with webhooks off and on.
+ * Webhook delivery under load, 10 endpoints on a loopback receiver in a process of its own:
+ * - write throughput of 16 closed-loop clients with no endpoint and with 10, in alternating
+ *   rounds; after each burst with endpoints, the backlog is watched until every delivery arrived
+ *   and the receiver checks that each endpoint got every event once, in seq order;
+ * - commit-to-delivery latency (p50/p99, from each event's `time` to its arrival) with writes
+ *   paced at 500/s.
+ * `cpuProfDir` adds one profiled burst and one profiled paced run and prints where time went.
  */
 import { SignJWT } from "jose";
-import { SECRET, spawnServer } from "./server_process.ts";
+import { SECRET } from "./server_process.ts";
+import { printRequestProfile } from "./http_profile.ts";
+import {
+  closedLoop,
+  drain,
+  type Drained,
+  paced,
+  type ReceiverReport,
+  withReceiver,
+  withServer,
+} from "./webhook_load.ts";
 
 /** What the webhook benchmark may be told. */
 export interface WebhookBenchOptions {
   quick?: boolean;
   endpoints?: number;
   rate?: number;
+  rounds?: number;
+  /** Where to write the profiled runs' .cpuprofile files. */
+  cpuProfDir?: string;
 }
+
+const CLIENTS = 16;
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 /** Runs the benchmark and prints its figures. */
 export async function runWebhookBench(options: WebhookBenchOptions = {}): Promise<void> {
   const endpoints = options.endpoints ?? 10;
   const rate = options.rate ?? 500;
   const seconds = options.quick ? 2 : 5;
+  const rounds = options.rounds ?? (options.quick ? 1 : 3);
   const token = await new SignJWT({ scope: "customers:read customers:write webhooks:manage" })
     .setProtectedHeader({ alg: "HS256" }).setSubject("bench").setIssuedAt().setExpirationTime("1h")
     .sign(new TextEncoder().encode(SECRET));
-  const offRate = await withServer(token, 0, 0, closedLoop(token, seconds));
-  const latencies = await withReceiver((port) =>
-    withServer(token, endpoints, port, async (url) => {
+  console.log(
+    `\nWebhooks: ${endpoints} endpoints on one loopback receiver process (load average ${await loadAverage()})`,
+  );
+  const ratios: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const off = await withServer(
+      token,
+      0,
+      0,
+      [],
+      (url) => closedLoop(url, token, CLIENTS, seconds),
+    );
+    let on = { rate: 0, writes: 0 };
+    let drained: Drained = { maxBacklog: 0, catchUpMs: 0 };
+    const report = await withReceiver((port) =>
+      withServer(token, endpoints, port, [], async (url) => {
+        on = await closedLoop(url, token, CLIENTS, seconds);
+        drained = await drain(url);
+      })
+    );
+    ratios.push(on.rate / off.rate);
+    console.log(
+      `  round ${round}: ${CLIENTS} closed-loop clients ${seconds} s: off ${
+        off.rate.toFixed(0)
+      }/s, ` +
+        `on ${on.rate.toFixed(0)}/s (${(on.rate / off.rate).toFixed(2)}×); largest backlog ` +
+        `${drained.maxBacklog} events, caught up ${(drained.catchUpMs / 1000).toFixed(1)} s ` +
+        `after the burst; ${completeness(report, endpoints, on.writes)}`,
+    );
+  }
+  console.log(`  write throughput on ÷ off, median of ${rounds}: ${median(ratios).toFixed(2)}×`);
+
+  let drained: Drained = { maxBacklog: 0, catchUpMs: 0 };
+  const report = await withReceiver((port) =>
+    withServer(token, endpoints, port, [], async (url) => {
       await paced(url, token, rate, seconds);
-      // Let the last deliveries arrive.
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      drained = await drain(url);
     })
   );
-  let onRate = 0;
-  await withReceiver((port) =>
-    withServer(token, endpoints, port, async (url) => {
-      onRate = await closedLoop(token, seconds)(url);
-    })
-  );
-  const sorted = latencies.sort((a, b) => a - b);
-  const delivered = sorted.length;
-  console.log(`\nWebhooks: ${endpoints} endpoints, ${rate} writes/s for ${seconds} s`);
-  console.log(`  deliveries: ${delivered} (expected ${endpoints * rate * seconds})`);
+  const sorted = report.latencies.sort((a, b) => a - b);
   console.log(
-    `  commit-to-delivery latency: p50 ${percentile(sorted, 0.5)} ms, p99 ${
-      percentile(sorted, 0.99)
-    } ms, max ${sorted[sorted.length - 1]} ms`,
+    `  ${rate} writes/s for ${seconds} s: commit-to-delivery p50 ${percentile(sorted, 0.5)} ms, ` +
+      `p99 ${percentile(sorted, 0.99)} ms, max ${sorted.at(-1)} ms; largest backlog ` +
+      `${drained.maxBacklog}; ${completeness(report, endpoints, rate * seconds)}`,
   );
-  console.log(
-    `  write throughput (closed loop, 16 clients): off ${offRate.toFixed(0)}/s, on ${
-      onRate.toFixed(0)
-    }/s (${(onRate / offRate).toFixed(2)}×)`,
-  );
+  console.log(`  load average at the end: ${await loadAverage()}`);
+  if (options.cpuProfDir !== undefined) {
+    await profiled(options.cpuProfDir, token, endpoints, rate, seconds);
+  }
 }
 
-/** Runs `body` with a receiver process on a free port; resolves with its latencies (ms). */
-async function withReceiver(body: (port: number) => Promise<void>): Promise<number[]> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net", new URL("./webhook_receiver.ts", import.meta.url).pathname],
-    stdin: "piped",
-    stdout: "piped",
-  }).spawn();
-  const chunks = child.stdout.pipeThrough(new TextDecoderStream()).values();
-  let text = "";
-  const nextLine = async () => {
-    while (!text.includes("\n")) {
-      const { value, done } = await chunks.next();
-      if (done) throw new Error("The webhook receiver ended early");
-      text += value;
-    }
-    const at = text.indexOf("\n");
-    const line = text.slice(0, at);
-    text = text.slice(at + 1);
-    return line;
-  };
-  await body(Number(await nextLine()));
-  await child.stdin.close();
-  const latencies = JSON.parse(await nextLine());
-  await child.status;
-  return latencies;
+/** "every delivery arrived, in order" or what did not. */
+function completeness(report: ReceiverReport, endpoints: number, writes: number): string {
+  const paths = Object.values(report.paths);
+  const missing = paths.length < endpoints || paths.some((p) => p.distinct !== writes);
+  const disorder = paths.reduce((sum, p) => sum + p.outOfOrder, 0);
+  const total = paths.reduce((sum, p) => sum + p.count, 0);
+  if (!missing && disorder === 0) {
+    return `${total} deliveries: every event to every endpoint, in seq order` +
+      (total > endpoints * writes ? ` (${total - endpoints * writes} repeated)` : "");
+  }
+  return `INCOMPLETE: ${JSON.stringify(report.paths)} of ${writes} writes`;
 }
 
-async function withServer<T>(
+/** One burst and one paced run of the service under --cpu-prof, each summarised. */
+async function profiled(
+  dir: string,
   token: string,
   endpoints: number,
-  port: number,
-  body: (url: string) => Promise<T>,
-): Promise<T> {
-  const dataDir = await Deno.makeTempDir({ prefix: "webhook-bench-" });
-  const server = spawnServer(dataDir, [], { WEBHOOK_ALLOW_PRIVATE: "1" });
-  try {
-    const url = (await server.waitFor("ready")).fields.url as string;
-    for (let i = 0; i < endpoints; i++) {
-      const res = await fetch(`${url}/api/webhooks`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook/${i}` }),
-      });
-      if (res.status !== 201) throw new Error(`Registering failed: ${await res.text()}`);
-    }
-    return await body(url);
-  } finally {
-    await server.stop("SIGTERM");
-    await Deno.remove(dataDir, { recursive: true });
+  rate: number,
+  seconds: number,
+): Promise<void> {
+  await Deno.mkdir(dir, { recursive: true });
+  const flags = ["--cpu-prof", `--cpu-prof-dir=${dir}`];
+  for (const kind of ["burst", "paced"] as const) {
+    const before = new Set([...Deno.readDirSync(dir)].map((entry) => entry.name));
+    await withReceiver((port) =>
+      withServer(token, endpoints, port, flags, async (url) => {
+        if (kind === "burst") await closedLoop(url, token, CLIENTS, seconds);
+        else await paced(url, token, rate, seconds);
+        await drain(url);
+      })
+    );
+    const written = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => !before.has(n));
+    console.log(
+      `\ncpu profile of the service, ${kind} with ${endpoints} endpoints, until drained:`,
+    );
+    for (const name of written) await printRequestProfile(`${dir}/${name}`);
   }
 }
 
-let n = 0;
-function create(url: string, token: string): Promise<void> {
-  n++;
-  return fetch(`${url}/api/customers`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: `Bench ${n}`, email: `bench-${n}-${Date.now()}@example.com` }),
-  }).then((res) => res.body?.cancel());
-}
-
-/** Writes at `rate` per second for `seconds`, each without waiting for the previous. */
-async function paced(url: string, token: string, rate: number, seconds: number): Promise<void> {
-  const pending: Promise<void>[] = [];
-  const started = performance.now();
-  for (let i = 0; i < rate * seconds; i++) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    pending.push(create(url, token));
-  }
-  await Promise.all(pending);
-}
-
-/** Writes per second that 16 clients, each waiting for its answer, reach in `seconds`. */
-function closedLoop(token: string, seconds: number) {
-  return async (url: string): Promise<number> => {
-    let done = 0;
-    const end = performance.now() + seconds * 1000;
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (performance.now() < end) await create(url, token).then(() => done++);
-    }));
-    return done / seconds;
-  };
+/** The 1-minute load average, from `cat` (Deno reads /proc only with --allow-all). */
+async function loadAverage(): Promise<string> {
+  const output = await new Deno.Command("cat", { args: ["/proc/loadavg"], stdin: "null" }).output()
+    .catch(() => undefined);
+  return output?.success ? new TextDecoder().decode(output.stdout).split(" ")[0] : "?";
 }

@@ -1,15 +1,34 @@
 /**
  * The benchmark's webhook receiver, a process of its own so that the load generator does not slow
- * it: prints its port, records each delivery's commit-to-arrival latency (ms), and prints them
- * as JSON when its stdin closes.
+ * it: prints its port, then for every delivery records its commit-to-arrival latency (ms) and,
+ * per path (one per endpoint), whether its seq came in order. When its stdin closes it prints
+ * `{"latencies":[…],"paths":{"<path>":{"count","distinct","outOfOrder"}}}`.
  */
 const latencies: number[] = [];
+const paths = new Map<
+  string,
+  { count: number; last: number; distinct: number; outOfOrder: number }
+>();
 const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
   const event = JSON.parse(await req.text());
   latencies.push(Date.now() - Date.parse(event.time));
+  const path = req.url.slice(req.url.lastIndexOf("/"));
+  let state = paths.get(path);
+  if (state === undefined) {
+    paths.set(path, state = { count: 0, last: 0, distinct: 0, outOfOrder: 0 });
+  }
+  state.count++;
+  // A redelivery of the newest seq is allowed (at least once); an older seq after it is not.
+  if (event.seq > state.last) state.distinct++, state.last = event.seq;
+  else if (event.seq < state.last) state.outOfOrder++;
   return new Response(null, { status: 204 });
 });
 console.log(server.addr.port);
 for await (const _ of Deno.stdin.readable) { /* until the benchmark closes stdin */ }
-console.log(JSON.stringify(latencies));
+const summary = Object.fromEntries(
+  [...paths].map((
+    [path, s],
+  ) => [path, { count: s.count, distinct: s.distinct, outOfOrder: s.outOfOrder }]),
+);
+console.log(JSON.stringify({ latencies, paths: summary }));
 await server.shutdown();

@@ -35,6 +35,8 @@ import { JsonlWebhookStore } from "./store/jsonl/jsonl_webhook_store.ts";
 import { webhookModule } from "./webhooks/webhook_routes.ts";
 import { WebhookService } from "./webhooks/webhook_service.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
+import { ApiPressure } from "./ops/api_pressure.ts";
+import type { RecentEvents } from "./feed/recent_events.ts";
 import { Deliverer } from "./webhooks/delivery.ts";
 import { DestinationPolicy } from "./webhooks/destination.ts";
 import { PostgresEventStore } from "./store/postgres/postgres_event_store.ts";
@@ -101,11 +103,6 @@ async function main(): Promise<void> {
   });
   service.addCommitListener(() => metrics.eventsAppended(1));
 
-  // Webhook endpoints are kept in DATA_DIR; the PostgreSQL store does not hold them yet.
-  const webhookParts = shared === undefined
-    ? await webhooksWiring(config, store, metrics, log)
-    : undefined;
-
   const { key, algorithms, announce } = await verificationKey(config, log).catch((error) =>
     Promise.reject(error instanceof StartupError ? error : dataDirFailure(error, config.dataDir))
   );
@@ -121,6 +118,10 @@ async function main(): Promise<void> {
     retentionMs: config.eventRetentionMs,
     maxStreams: config.maxStreams,
   });
+  // Webhook endpoints are kept in DATA_DIR; the PostgreSQL store does not hold them yet.
+  const webhookParts = shared === undefined
+    ? await webhooksWiring(config, store, feed.recent, metrics, log)
+    : undefined;
   const maintenance = new MaintenanceHealth();
   metrics.include(() => maintenance.render());
   const persistence = shared !== undefined
@@ -130,7 +131,7 @@ async function main(): Promise<void> {
       eraseWithinMs: config.eraseWithinSeconds * 1000,
       onOutcome: (error) =>
         error === undefined ? maintenance.succeeded() : maintenance.failed(error),
-      // The feed's cache of recent events forgets what a compaction erased.
+      // The recent events (the feed's and the webhooks') forget what a compaction erased.
       onCompacted: () => feed.erased(),
       retentionMs: config.eventRetentionMs,
     });
@@ -242,6 +243,7 @@ async function main(): Promise<void> {
 async function webhooksWiring(
   config: Config,
   store: EventStore,
+  recent: RecentEvents,
   metrics: Metrics,
   log: Logger,
 ): Promise<{ module: ApiModule; dispatcher: WebhookDispatcher; stop(): Promise<void> }> {
@@ -258,8 +260,11 @@ async function webhooksWiring(
     maxWebhooks: config.maxWebhooks,
     onChange: (id) => dispatcher.sync(id),
   });
+  const pressure = new ApiPressure(() => metrics.requestTime);
   const dispatcher = new WebhookDispatcher({
     events: store,
+    tail: recent,
+    apiBusy: () => pressure.busy(),
     webhooks: webhookStore,
     deliverer: new Deliverer(webhookPolicy, config.webhookTimeoutMs),
     retryScheduleMs: config.webhookRetryScheduleMs,

@@ -33,9 +33,15 @@ export class FeedReader {
   #retentionMs: number;
   #clock: () => number;
 
-  constructor(store: EventStore, index: FeedIndex, retentionMs: number, clock = Date.now) {
+  constructor(
+    store: EventStore,
+    index: FeedIndex,
+    retentionMs: number,
+    clock = Date.now,
+    recent = new RecentEvents(store),
+  ) {
     this.#store = store;
-    this.#recent = new RecentEvents(store);
+    this.#recent = recent;
     this.#index = index;
     this.#retentionMs = retentionMs;
     this.#clock = clock;

@@ -7,6 +7,7 @@ import { FeedIndex } from "./feed_index.ts";
 import { FEED_API } from "./feed_openapi.ts";
 import { FeedReader } from "./feed_reader.ts";
 import { historyHandlers } from "./history_handlers.ts";
+import { RecentEvents } from "./recent_events.ts";
 import type { StreamTokens } from "./stream_tokens.ts";
 
 /** What the feed module is built from. */
@@ -30,6 +31,8 @@ export interface FeedModule {
   module: ApiModule;
   index: FeedIndex;
   streams: EventStreams;
+  /** The newest events in memory, for other readers of the log (webhook delivery). */
+  recent: RecentEvents;
   /** Call after a compaction: events it erased must not be served from memory either. */
   erased(): void;
   stop(): void;
@@ -41,7 +44,8 @@ const read = (handler: Handler) => ({ scope: READ_SCOPE, handler });
 export function feedModule(deps: FeedModuleDeps): FeedModule {
   const index = new FeedIndex(deps.store);
   deps.onCommit((event) => index.add(event));
-  const reader = new FeedReader(deps.store, index, deps.retentionMs, deps.clock);
+  const recent = new RecentEvents(deps.store);
+  const reader = new FeedReader(deps.store, index, deps.retentionMs, deps.clock, recent);
   const streams = new EventStreams(deps.store, reader, {
     maxStreams: deps.maxStreams,
     ...(deps.heartbeatMs === undefined ? {} : { heartbeatMs: deps.heartbeatMs }),
@@ -69,6 +73,7 @@ export function feedModule(deps: FeedModuleDeps): FeedModule {
     module,
     index,
     streams,
+    recent,
     erased: () => reader.forgetCached(),
     stop: () => {
       shutdown.abort();

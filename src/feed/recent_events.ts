@@ -2,12 +2,16 @@ import type { EventStore, ReplayedEvent } from "../store/event_store.ts";
 
 /** How many of the newest events read are kept. */
 export const RECENT_CAPACITY = 8192;
+/** Readers at the head share one read of at least this many events. */
+const SHARED_READ = 500;
 
 /**
- * A read-through cache of the newest events read from the log: every stream and long poll
- * following the head reads the same few events, so they come from memory instead of a file each.
- * It covers the seqs in (from, to]: every durable event there that erasure has not removed; after
- * a compaction erased events, clear() makes it forget them with the rest (it refills from disk).
+ * A read-through cache of the newest events read from the log, the one shared by the feed (every
+ * stream and long poll following the head) and webhook delivery (every endpoint's loop): they
+ * read the same few events, so those come from memory instead of a file each, and readers at the
+ * head waiting for the same new events share one read. It covers the seqs in (from, to]: every
+ * durable event there that erasure has not removed; after a compaction erased events, clear()
+ * makes it forget them with the rest (it refills from disk), for the feed and webhooks alike.
  */
 export class RecentEvents {
   #store: EventStore;
@@ -15,6 +19,8 @@ export class RecentEvents {
   #events: ReplayedEvent[] = [];
   #from = 0;
   #to = -1;
+  /** The read past `to` under way, which readers arriving meanwhile wait for. */
+  #reading: { from: number; events: Promise<ReplayedEvent[]> } | undefined;
 
   constructor(store: EventStore, capacity = RECENT_CAPACITY) {
     this.#store = store;
@@ -37,9 +43,9 @@ export class RecentEvents {
     // Nothing durable past the cached range: no file is opened (the common case at the head).
     if (hit.length === limit || this.#to >= this.#store.lastSeq) return hit;
     const to = this.#to;
-    const more = await this.#store.readFrom(to, limit - hit.length);
+    const more = await this.#readAfter(to, limit - hit.length);
     this.#extend(to, more);
-    return hit.concat(more);
+    return hit.concat(more.length > limit - hit.length ? more.slice(0, limit - hit.length) : more);
   }
 
   /** Forgets every cached event (a compaction may have erased some from the log). */
@@ -47,6 +53,21 @@ export class RecentEvents {
     this.#events = [];
     this.#from = 0;
     this.#to = -1;
+    this.#reading = undefined;
+  }
+
+  /** Events after `to`, read once for every reader asking for them at the same time. */
+  #readAfter(to: number, want: number): Promise<ReplayedEvent[]> {
+    const reading = this.#reading;
+    if (reading !== undefined && reading.from === to) return reading.events;
+    const events = this.#store.readFrom(to, Math.max(want, SHARED_READ));
+    const mine = { from: to, events };
+    this.#reading = mine;
+    const done = () => {
+      if (this.#reading === mine) this.#reading = undefined;
+    };
+    events.then(done, done);
+    return events;
   }
 
   /** Appends a contiguous read after `from`, if it joins the cached range. */

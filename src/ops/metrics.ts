@@ -34,6 +34,7 @@ export class Metrics {
   #latency = new Map<string, Histogram>();
   #fsync = new Histogram(FSYNC_BUCKETS);
   #events = 0;
+  #requestTime = 0;
   #listenerRestarts = 0;
   #customers: () => number;
   #included: (() => string[])[] = [];
@@ -46,8 +47,17 @@ export class Metrics {
     this.#customers = customersLive;
   }
 
+  /**
+   * Seconds spent answering requests so far, each request counted for at most 50 ms: its change
+   * over a window is how many requests were under way on average (a long poll counts as one).
+   */
+  get requestTime(): number {
+    return this.#requestTime;
+  }
+
   /** Counts a request by route pattern, method and status, and observes its duration. */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
+    this.#requestTime += Math.min(seconds, 0.05);
     let byMethod = this.#requests.get(route);
     if (byMethod === undefined) this.#requests.set(route, byMethod = new Map());
     let byStatus = byMethod.get(method);

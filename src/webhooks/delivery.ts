@@ -10,6 +10,8 @@ export interface Message {
   type: string;
   seq: number;
   body: string;
+  /** The body as UTF-8, encoded once for every endpoint it goes to. */
+  bytes?: Uint8Array;
 }
 
 /** How one attempt ended, ready for the deliveries log. */
@@ -58,7 +60,7 @@ export class Deliverer {
         activeSecrets(endpoint, now),
         message.id,
         timestamp,
-        message.body,
+        message.bytes ?? message.body,
       ),
     };
     const kept = this.#idle.get(endpoint.id);
@@ -66,7 +68,7 @@ export class Deliverer {
     const { outcome, open } = await postTo(
       destination,
       headers,
-      message.body,
+      message.bytes ?? message.body,
       this.timeoutMs,
       kept,
     );
@@ -103,10 +105,19 @@ export function attemptEntry(
     seq: message.seq,
     event_type: message.type,
     attempt,
-    at: new Date(at).toISOString(),
+    at: isoTime(at),
     status_code: result.statusCode,
     error: result.error,
     duration_ms: result.durationMs,
     next_attempt_at: nextAt === null ? null : new Date(nextAt).toISOString(),
   };
+}
+
+let lastMs = -1;
+let lastIso = "";
+
+/** `ms` as ISO time; attempts ending in the same millisecond share one string. */
+function isoTime(ms: number): string {
+  if (ms !== lastMs) lastMs = ms, lastIso = new Date(ms).toISOString();
+  return lastIso;
 }

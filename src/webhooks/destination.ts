@@ -31,6 +31,9 @@ export const systemResolver: Resolver = async (hostname) => {
 
 /** Maps a webhook URL to the address to connect to, refusing unsafe schemes and addresses. */
 export class DestinationPolicy {
+  /** Checked destinations of URLs with an IP address for host: no lookup can change them. */
+  #literal = new Map<string, Destination>();
+
   constructor(
     readonly allowPrivate: boolean,
     private readonly resolve: Resolver = systemResolver,
@@ -38,6 +41,8 @@ export class DestinationPolicy {
 
   /** The checked destination of `raw`; throws UnsafeDestinationError naming the reason. */
   async check(raw: string): Promise<Destination> {
+    const known = this.#literal.get(raw);
+    if (known !== undefined) return known;
     const url = new URL(raw);
     const tls = url.protocol === "https:";
     if (!tls && !(this.allowPrivate && url.protocol === "http:")) {
@@ -61,6 +66,8 @@ export class DestinationPolicy {
         }
       }
     }
-    return { url, address: addresses[0], port, tls };
+    const destination = { url, address: addresses[0], port, tls };
+    if (literal && this.#literal.size < 10_000) this.#literal.set(raw, destination);
+    return destination;
   }
 }

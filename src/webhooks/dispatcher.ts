@@ -1,16 +1,22 @@
 import type { EventStore, ReplayedEvent } from "../store/event_store.ts";
 import { LogTruncatedError } from "../store/store_errors.ts";
-import type { WebhookStore } from "../store/webhook_store.ts";
+import type { WebhookEndpoint, WebhookStore } from "../store/webhook_store.ts";
 import { publicEventJson } from "../feed/public_event.ts";
 import type { Logger } from "../ops/log.ts";
-import { EventTail } from "./event_tail.ts";
 import { attemptEntry, type AttemptResult, type Deliverer, type Message } from "./delivery.ts";
+import { DeliveryGate } from "./delivery_gate.ts";
 
 const BATCH = 100;
+/** A loop's progress is checkpointed at most this often while it delivers (and when it stops). */
+const CHECKPOINT_MS = 50;
+const encoder = new TextEncoder();
 
 /** What the dispatcher is built from. */
 export interface DispatcherDeps {
+  /** For the head (lastSeq) and waiting for commits. */
   events: EventStore;
+  /** Where events are read: the recent events shared with the feed, cleared by compaction. */
+  tail: Pick<EventStore, "readFrom">;
   webhooks: WebhookStore;
   deliverer: Deliverer;
   /** The pauses before each retry, in ms; after the last one fails the endpoint is disabled. */
@@ -20,12 +26,24 @@ export interface DispatcherDeps {
   log: Pick<Logger, "warn" | "error">;
   /** Observes every attempt's outcome (`success`, `failure`, `timeout`...) and duration. */
   observe?: (outcome: string, seconds: number) => void;
+  /** True while the API is saturated: deliveries then start at a bounded rate (DeliveryGate). */
+  apiBusy?: () => boolean;
   clock?: () => number;
 }
 
+/** Messages by event: one body, serialised and encoded once, for every endpoint. */
+const messages = new WeakMap<ReplayedEvent, Message>();
+
 /** The message of an event: `webhook-id` is derived from seq, so it is stable across retries. */
 export function eventMessage(event: ReplayedEvent): Message {
-  return { id: `evt_${event.seq}`, type: event.type, seq: event.seq, body: publicEventJson(event) };
+  let message = messages.get(event);
+  if (message === undefined) {
+    const body = publicEventJson(event);
+    message = { id: `evt_${event.seq}`, type: event.type, seq: event.seq, body };
+    message.bytes = encoder.encode(body);
+    messages.set(event, message);
+  }
+  return message;
 }
 
 /**
@@ -37,11 +55,11 @@ export class WebhookDispatcher {
   #loops = new Map<string, { stop: AbortController; done: Promise<void> }>();
   #stopped = false;
   readonly #clock: () => number;
-  readonly #tail: EventTail;
+  readonly #gate: DeliveryGate;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.#clock = deps.clock ?? Date.now;
-    this.#tail = new EventTail(deps.events);
+    this.#gate = new DeliveryGate(deps.apiBusy);
   }
 
   /** Starts a loop for every enabled endpoint. */
@@ -78,6 +96,7 @@ export class WebhookDispatcher {
     this.#stopped = true;
     const loops = [...this.#loops.values()];
     for (const loop of loops) loop.stop.abort();
+    this.#gate.release();
     await Promise.all(loops.map((loop) => loop.done));
     this.deps.deliverer.close();
   }
@@ -101,10 +120,11 @@ export class WebhookDispatcher {
 
   async #run(id: string, signal: AbortSignal): Promise<void> {
     let cursor = this.deps.webhooks.get(id)?.last_seq ?? 0;
+    let checkpointed = this.#clock();
     while (!signal.aborted) {
       let events: ReplayedEvent[];
       try {
-        events = await this.#tail.read(cursor, BATCH);
+        events = await this.deps.tail.readFrom(cursor, BATCH);
       } catch (error) {
         if (!(error instanceof LogTruncatedError)) throw error;
         // Retention dropped events this endpoint never got: stop rather than skip them.
@@ -119,7 +139,13 @@ export class WebhookDispatcher {
         const endpoint = this.deps.webhooks.get(id);
         if (signal.aborted || endpoint === undefined || !endpoint.enabled) return;
         if (endpoint.types.includes(event.type)) {
-          if (!await this.#deliver(id, eventMessage(event), signal)) return;
+          if (!await this.#deliver(endpoint, eventMessage(event), signal)) return;
+          // One checkpoint per 50 ms of progress, not one per delivery (the batch's end adds one).
+          const now = this.#clock();
+          if (now - checkpointed >= CHECKPOINT_MS) {
+            this.#background(this.deps.webhooks.checkpoint(id, event.seq));
+            checkpointed = now;
+          }
         }
         cursor = event.seq;
       }
@@ -128,11 +154,20 @@ export class WebhookDispatcher {
   }
 
   /** Tries one event until a 2xx (true) or until the endpoint is disabled or stopped (false). */
-  async #deliver(id: string, message: Message, signal: AbortSignal): Promise<boolean> {
+  async #deliver(
+    first: WebhookEndpoint,
+    message: Message,
+    signal: AbortSignal,
+  ): Promise<boolean> {
     const schedule = this.deps.retryScheduleMs;
+    const id = first.id;
     for (let attempt = 1;; attempt++) {
-      const endpoint = this.deps.webhooks.get(id);
+      // A retry sees the endpoint as it is now (disabled, rotated, moved meanwhile).
+      const endpoint = attempt === 1 ? first : this.deps.webhooks.get(id);
       if (signal.aborted || endpoint === undefined || !endpoint.enabled) return false;
+      const turn = this.#gate.enter();
+      if (turn !== undefined) await turn;
+      if (signal.aborted) return false;
       const at = this.#clock();
       const result = await this.deps.deliverer.attempt(endpoint, message);
       if (signal.aborted) return false;
@@ -142,11 +177,9 @@ export class WebhookDispatcher {
       this.#background(
         this.deps.webhooks.recordAttempt(id, attemptEntry(message, attempt, at, result, nextAt)),
       );
-      if (result.ok) {
-        // Not awaited: the next event goes out while this checkpoint syncs (within milliseconds).
-        this.#background(this.deps.webhooks.checkpoint(id, message.seq));
-        return true;
-      }
+      if (result.ok) return true;
+      // Everything before this event is delivered: that progress must not wait for the retry.
+      if (attempt === 1) this.#background(this.deps.webhooks.checkpoint(id, message.seq - 1));
       this.deps.log.warn("webhook delivery failed", {
         webhook_id: id,
         seq: message.seq,

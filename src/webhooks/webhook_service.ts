@@ -85,11 +85,14 @@ export class WebhookService {
       const changed = input.url !== current.url || input.description !== current.description ||
         input.enabled !== current.enabled || input.types.join() !== current.types.join();
       if (!changed) return current;
+      const restart = input.enabled && !current.enabled && current.disabled_reason === "retention";
       return await this.#save({
         ...current,
         ...input,
-        // Enabling again clears the reason; delivery resumes at the checkpoint.
+        // Enabling again clears the reason; delivery resumes at the checkpoint, or at the head
+        // (like a new endpoint) when the events after the checkpoint are gone.
         disabled_reason: input.enabled ? null : current.disabled_reason,
+        last_seq: restart ? this.deps.lastSeq() : current.last_seq,
         updated_at: new Date(this.deps.clock()).toISOString(),
         version: current.version + 1,
       });

@@ -19,6 +19,9 @@ export function webhookView(endpoint: WebhookEndpoint): Record<string, unknown> 
 
 /** The signing secrets in force at `now`: the newest first, an old one until it expires. */
 export function activeSecrets(endpoint: WebhookEndpoint, now: number): string[] {
+  const [only] = endpoint.secrets;
+  // The usual case, no rotation under way: nothing to filter.
+  if (endpoint.secrets.length === 1 && only.expires_at === null) return [only.secret];
   return endpoint.secrets
     .filter((s) => s.expires_at === null || Date.parse(s.expires_at) > now)
     .map((s) => s.secret);

@@ -78,3 +78,31 @@ Deno.test("the cache keeps at most its capacity, and older reads go to the store
   assert.deepEqual(await recent.readFrom(0, 10), await store.readFrom(0, 10));
   assert.deepEqual(await recent.readFrom(7, 10), await store.readFrom(7, 10));
 });
+
+Deno.test("readers waiting at the head for the same new events share one read of the log", async () => {
+  const { store, reads } = await countingStore();
+  await store.append([created("a")]);
+  const recent = new RecentEvents(store);
+  await recent.readFrom(0, 10);
+  await store.append([created("b"), created("c")]);
+  const before = reads.count;
+  // Ten endpoints' loops (or streams) ask at once for what follows seq 1.
+  const answers = await Promise.all(Array.from({ length: 10 }, () => recent.readFrom(1, 1)));
+  assert.equal(reads.count - before, 1);
+  for (const answer of answers) assert.deepEqual(answer.map((e) => e.id), ["b"]);
+  assert.deepEqual((await recent.readFrom(1, 10)).map((e) => e.id), ["b", "c"]);
+  assert.equal(reads.count - before, 1, "the shared read brought both");
+});
+
+Deno.test("a read under way when clear() runs does not bring forgotten events back", async () => {
+  const { store } = await countingStore();
+  await store.append([created("a")]);
+  const recent = new RecentEvents(store);
+  await recent.readFrom(0, 10);
+  await store.append([created("b")]);
+  const reading = recent.readFrom(1, 10);
+  recent.clear();
+  await reading;
+  // After clear() the cache starts again from what the store answers now.
+  assert.deepEqual(await recent.readFrom(0, 10), await store.readFrom(0, 10));
+});

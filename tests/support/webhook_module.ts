@@ -23,6 +23,7 @@ export function testWebhookModule(events: EventStore): ApiModule {
   });
   const dispatcher = new WebhookDispatcher({
     events,
+    tail: events,
     webhooks: store,
     deliverer: new Deliverer(policy, 1000),
     retryScheduleMs: [100],

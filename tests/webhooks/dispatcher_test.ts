@@ -16,6 +16,7 @@ Deno.test("an endpoint gets only its types, in seq order, and its checkpoint pas
   const webhooks = new MemoryWebhookStore();
   const dispatcher = new WebhookDispatcher({
     events,
+    tail: events,
     webhooks,
     deliverer: new Deliverer(new DestinationPolicy(true), 1000),
     retryScheduleMs: [50],

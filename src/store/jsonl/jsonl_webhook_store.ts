@@ -2,7 +2,7 @@ import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
 import { WebhookState } from "../webhook_state.ts";
 import type { DeliveryAttempt, WebhookEndpoint, WebhookStore } from "../webhook_store.ts";
 import { encodeLine } from "./checked_line.ts";
-import { type Change, readWebhookFile } from "./webhook_file.ts";
+import { type Change, neededLines, readWebhookFile } from "./webhook_file.ts";
 import { WEBHOOKS_FILE } from "./data_dir_layout.ts";
 
 /** What the JSONL webhook store may be told. */
@@ -16,6 +16,8 @@ export interface JsonlWebhookOptions {
    * per delivery would compete with the event log's. Endpoint changes are synced at once.
    */
   lazySyncMs?: number;
+  /** Makes the file's appended lines durable (default: fdatasync); e.g. to time or count syncs. */
+  sync?: (file: Deno.FsFile) => Promise<void>;
 }
 
 /**
@@ -25,11 +27,19 @@ export interface JsonlWebhookOptions {
  */
 export class JsonlWebhookStore implements WebhookStore {
   #state = new WebhookState();
-  #pending: { change: Change; done: () => void; failed: (error: unknown) => void }[] = [];
+  #pending: {
+    change: Change;
+    urgent: boolean;
+    done: () => void;
+    failed: (error: unknown) => void;
+  }[] = [];
   #flushing: Promise<void> | undefined;
   #lines: number;
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #lazyMs: number;
+  readonly #sync: (file: Deno.FsFile) => Promise<void>;
+  /** Set by close(): every pending change is written now, lazy or not. */
+  #closing = false;
 
   private constructor(
     readonly dir: string,
@@ -38,9 +48,11 @@ export class JsonlWebhookStore implements WebhookStore {
     private readonly compactAfter: number,
     private readonly warn?: (message: string, fields: Record<string, unknown>) => void,
     lazyMs = 100,
+    sync: (file: Deno.FsFile) => Promise<void> = (file) => file.syncData(),
   ) {
     this.#lines = lines;
     this.#lazyMs = lazyMs;
+    this.#sync = sync;
   }
 
   /** Opens (or creates) the webhooks file in `dir` and replays it. */
@@ -59,6 +71,9 @@ export class JsonlWebhookStore implements WebhookStore {
       file,
       changes.length,
       options.compactAfterLines ?? 5000,
+      options.warn,
+      options.lazySyncMs,
+      options.sync,
     );
     for (const change of changes) store.#apply(change);
     return store;
@@ -94,6 +109,7 @@ export class JsonlWebhookStore implements WebhookStore {
 
   async close(): Promise<void> {
     clearTimeout(this.#timer);
+    this.#closing = true;
     if (this.#pending.length > 0) this.#flushing ??= this.#flush();
     while (this.#flushing !== undefined) await this.#flushing;
     this.file.close();
@@ -119,38 +135,37 @@ export class JsonlWebhookStore implements WebhookStore {
   /** Applies a change once its line is durable; changes waiting together share one fdatasync. */
   #write(change: Change, urgent: boolean): Promise<void> {
     const durable = new Promise<void>((done, failed) =>
-      this.#pending.push({ change, done, failed })
+      this.#pending.push({ change, urgent: urgent || this.#lazyMs === 0, done, failed })
     );
     if (urgent || this.#lazyMs === 0) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#flushing ??= this.#flush();
-    } else if (this.#timer === undefined && this.#flushing === undefined) {
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        this.#flushing ??= this.#flush();
-      }, this.#lazyMs);
-    }
+    } else if (this.#flushing === undefined) this.#arm();
     return durable;
+  }
+
+  /** Flushes the lazy changes in #lazyMs (one sync per interval, however many arrive). */
+  #arm(): void {
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      this.#flushing ??= this.#flush();
+    }, this.#lazyMs);
   }
 
   async #flush(): Promise<void> {
     while (this.#pending.length > 0) {
       const batch = this.#pending.splice(0);
+      const needed = neededLines(batch.map((item) => item.change));
       try {
-        // Only the newest checkpoint of an endpoint in a batch needs its line.
-        const newest = new Map<string, Change>();
-        for (const { change } of batch) {
-          if (change.op === "checkpoint") newest.set(change.id, change);
-        }
-        const lines = batch
-          .filter(({ change }) => change.op !== "checkpoint" || newest.get(change.id) === change)
-          .map((item) => encodeLine(item.change));
+        const lines = batch.filter(({ change }) => needed.has(change)).map((item) =>
+          encodeLine(item.change)
+        );
         const joined = new Uint8Array(lines.reduce((sum, line) => sum + line.length, 0));
         let at = 0;
         for (const line of lines) joined.set(line, at), at += line.length;
         await writeAll(this.file, joined);
-        await this.file.syncData();
+        await this.#sync(this.file);
         this.#lines += lines.length;
         // Applied in order before the next batch, so a compaction sees every durable change.
         for (const item of batch) this.#apply(item.change), item.done();
@@ -163,8 +178,11 @@ export class JsonlWebhookStore implements WebhookStore {
           this.warn?.("Rewriting the webhooks file failed", { error: String(error) })
         );
       }
+      // Lazy changes that came during this sync wait for the next interval, not for this loop.
+      if (!this.#closing && !this.#pending.some((item) => item.urgent)) break;
     }
     this.#flushing = undefined;
+    if (this.#pending.length > 0) this.#arm();
   }
 
   /** Rewrites the file with only what it must keep: temp file, fsync, rename, fsync of the dir. */

@@ -1,4 +1,4 @@
-import type { DeliveryAttempt, WebhookEndpoint } from "../webhook_store.ts";
+import { ATTEMPTS_KEPT, type DeliveryAttempt, type WebhookEndpoint } from "../webhook_store.ts";
 import { CorruptRecordError, decodeLine } from "./checked_line.ts";
 
 /** One change as a line of the webhooks file. */
@@ -49,4 +49,27 @@ export async function readWebhookFile(
     start = end + 1;
   }
   return { changes, validBytes, length: bytes.length };
+}
+
+/**
+ * The changes of a batch whose lines a replay needs: all but an endpoint's checkpoints before its
+ * newest one and its attempts before the newest ATTEMPTS_KEPT (those only replace each other).
+ */
+export function neededLines(changes: readonly Change[]): Set<Change> {
+  const needed = new Set<Change>();
+  const checkpointed = new Set<string>();
+  const attempts = new Map<string, number>();
+  for (let i = changes.length - 1; i >= 0; i--) {
+    const change = changes[i];
+    if (change.op === "checkpoint") {
+      if (checkpointed.has(change.id)) continue;
+      checkpointed.add(change.id);
+    } else if (change.op === "attempt") {
+      const kept = attempts.get(change.id) ?? 0;
+      if (kept >= ATTEMPTS_KEPT) continue;
+      attempts.set(change.id, kept + 1);
+    }
+    needed.add(change);
+  }
+  return needed;
 }

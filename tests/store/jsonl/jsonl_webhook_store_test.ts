@@ -71,3 +71,35 @@ Deno.test("the webhooks file is rewritten once mostly superseded, keeping the ne
     await reopened.close();
   });
 });
+
+Deno.test("a steady stream of checkpoints and attempts shares one sync per 100 ms, and all of it is durable", async () => {
+  await withDir(async (dir) => {
+    let syncs = 0;
+    // As slow as a real disk's fdatasync (a temp dir may be in memory).
+    const sync = async (file: Deno.FsFile) => {
+      syncs++;
+      await file.syncData();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    const store = await JsonlWebhookStore.open(dir, { sync });
+    await store.put(endpoint(1));
+    const before = syncs;
+    const writes: Promise<void>[] = [];
+    const started = performance.now();
+    // About 500 deliveries' worth over 500 ms: a checkpoint and an attempt each.
+    for (let seq = 1; performance.now() - started < 500; seq++) {
+      writes.push(store.checkpoint(ulid(1), seq), store.recordAttempt(ulid(1), attempt(seq)));
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await Promise.all(writes);
+    const elapsed = performance.now() - started;
+    assert.ok(syncs - before <= Math.ceil(elapsed / 100) + 1, `${syncs - before} syncs`);
+    const last = writes.length / 2;
+    await store.close();
+    const reopened = await JsonlWebhookStore.open(dir);
+    assert.equal(reopened.get(ulid(1))!.last_seq, last);
+    assert.equal(reopened.attempts(ulid(1))[0].seq, last);
+    assert.equal(reopened.attempts(ulid(1)).length, 100);
+    await reopened.close();
+  });
+});

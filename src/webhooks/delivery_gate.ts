@@ -1,0 +1,56 @@
+/** How often, while the API is busy, delivery attempts may start, and how many each time. */
+const BUSY_TICK_MS = 10;
+const BUSY_STARTS_PER_TICK = 2;
+
+/**
+ * Lets delivery attempts start, yielding to the API: while `busy()` says the API is saturated,
+ * at most 2 attempts start per 10 ms over all endpoints (the others wait their turn, first come
+ * first served), so the backlog grows instead of the API slowing; otherwise every attempt starts
+ * at once. In-flight attempts are already bounded by the endpoints (one each, in seq order); a
+ * bound over all of them would let hanging endpoints hold up healthy ones.
+ */
+export class DeliveryGate {
+  #busy: () => boolean;
+  #waiting: (() => void)[] = [];
+  #startedThisTick = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(busy: () => boolean = () => false) {
+    this.#busy = busy;
+  }
+
+  /** Resolves when an attempt may start: undefined when it may at once (no promise made). */
+  enter(): Promise<void> | undefined {
+    if (this.#waiting.length === 0 && !this.#busy()) return undefined;
+    if (this.#waiting.length === 0 && this.#startedThisTick < BUSY_STARTS_PER_TICK) {
+      this.#startedThisTick++;
+      this.#arm();
+      return undefined;
+    }
+    const turn = new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#arm();
+    return turn;
+  }
+
+  /** Lets every waiting attempt go (at shutdown: their loops are stopping). */
+  release(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (const resolve of this.#waiting.splice(0)) resolve();
+  }
+
+  #arm(): void {
+    this.#timer ??= setTimeout(() => this.#tick(), BUSY_TICK_MS);
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    this.#startedThisTick = 0;
+    const busy = this.#busy();
+    while (this.#waiting.length > 0 && (!busy || this.#startedThisTick < BUSY_STARTS_PER_TICK)) {
+      this.#startedThisTick++;
+      this.#waiting.shift()!();
+    }
+    if (this.#waiting.length > 0 || this.#startedThisTick > 0) this.#arm();
+  }
+}

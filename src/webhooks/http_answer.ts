@@ -1,0 +1,72 @@
+/** What an HTTP/1.1 answer said: its status, and whether the connection can carry another request. */
+export interface Answer {
+  status: number;
+  reusable: boolean;
+}
+
+const decoder = new TextDecoder();
+const CR = 13;
+const LF = 10;
+
+/**
+ * Reads an answer into `buffer` (its size bounds what is read): the status and, when the answer
+ * says its length and fits, the rest of it, so the connection can carry the next delivery;
+ * otherwise the connection is not reused. Only the head is decoded, once.
+ */
+export async function readAnswer(conn: Deno.Conn, buffer: Uint8Array): Promise<Answer> {
+  let length = 0;
+  let headEnd = -1;
+  while (headEnd === -1) {
+    if (length === buffer.length) return tooLong(buffer, length);
+    const n = await conn.read(buffer.subarray(length));
+    if (n === null) return tooLong(buffer, length);
+    const from = Math.max(0, length - 3);
+    length += n;
+    headEnd = endOfHead(buffer, from, length);
+  }
+  const status = statusOf(buffer, length);
+  const head = decoder.decode(buffer.subarray(0, headEnd)).toLowerCase();
+  if (/\r\nconnection: *close/.test(head) || head.startsWith("http/1.0")) {
+    return { status, reusable: false };
+  }
+  // 204 and 304 answers have no body (RFC 9110 §6.4.1); others must declare their length.
+  const declared = status === 204 || status === 304
+    ? "0"
+    : /\r\ncontent-length: *([0-9]+)/.exec(head)?.[1];
+  if (declared === undefined) return { status, reusable: false };
+  const total = headEnd + 4 + Number(declared);
+  if (total > buffer.length) return { status, reusable: false };
+  while (length < total) {
+    const more = await conn.read(buffer.subarray(length, total));
+    if (more === null) return { status, reusable: false };
+    length += more;
+  }
+  // Anything beyond the declared length is not HTTP we understand: do not reuse.
+  return { status, reusable: length === total };
+}
+
+/** The index of the blank line ending the head, searching from `from`; -1 when not yet read. */
+function endOfHead(buffer: Uint8Array, from: number, length: number): number {
+  for (let i = from; i + 3 < length; i++) {
+    if (buffer[i] === CR && buffer[i + 1] === LF && buffer[i + 2] === CR && buffer[i + 3] === LF) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+/** The status of `HTTP/1.x NNN`; throws when the answer is not HTTP/1. */
+function statusOf(buffer: Uint8Array, length: number): number {
+  const start = decoder.decode(buffer.subarray(0, Math.min(length, 12)));
+  const match = /^HTTP\/1\.[01] ([0-9]{3})$/.exec(start);
+  if (match === null) throw new Error("the answer is not HTTP/1.1");
+  return Number(match[1]);
+}
+
+/** The answer ended or filled the buffer before its head did: its status, if it had one. */
+function tooLong(buffer: Uint8Array, length: number): Answer {
+  if (buffer.subarray(0, length).indexOf(LF) === -1) {
+    throw new Error("the connection closed before a status line");
+  }
+  return { status: statusOf(buffer, length), reusable: false };
+}
