@@ -123,6 +123,11 @@ export function idempotencyMaxKeysSetting(env: (name: string) => string | undefi
   return integer(env, "IDEMPOTENCY_MAX_KEYS", 100_000, 1, 100_000_000);
 }
 
+/** DATABASE_URL alone, for `deno task migrate` (undefined when unset). */
+export function databaseUrlSetting(env: (name: string) => string | undefined): string | undefined {
+  return databaseUrl(env("DATABASE_URL"));
+}
+
 /** The longest Unix socket path Linux accepts (sun_path holds 108 bytes with the final NUL). */
 const MAX_SOCKET_PATH_BYTES = 107;
 

@@ -51,28 +51,7 @@ export function writeSnapshot(pool: PgPool, source: SnapshotSource): Promise<num
       "SELECT max(seq) AS seq FROM snapshots",
     );
     if (Number(rows[0].seq ?? 0) >= seq) return undefined;
-    await client.query("INSERT INTO snapshots (seq) VALUES ($1)", [seq]);
-    let batch: string[] = [];
-    let n = 0;
-    const flush = async () => {
-      await client.query(
-        `INSERT INTO snapshot_records (snapshot_seq, n, customer_id, record)
-          SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[])`,
-        [
-          seq,
-          batch.map((_, i) => n - batch.length + i + 1),
-          batch.map((r) => source.idOf(r)),
-          batch,
-        ],
-      );
-      batch = [];
-    };
-    for (const record of records) {
-      batch.push(record);
-      n++;
-      if (batch.length === BATCH) await flush();
-    }
-    if (batch.length > 0) await flush();
+    await insertSnapshot(client, seq, records, (record) => source.idOf(record));
     // Customers deleted after `seq` but before this commit are in the records: erased here.
     await client.query(ERASE_SNAPSHOT_RECORDS);
     await client.query(
@@ -80,6 +59,34 @@ export function writeSnapshot(pool: PgPool, source: SnapshotSource): Promise<num
     );
     return seq;
   });
+}
+
+/** Inserts a snapshot at `seq` of `records` in batches, in the client's transaction. */
+export async function insertSnapshot(
+  client: PgClient,
+  seq: number,
+  records: Iterable<string>,
+  idOf: (record: string) => string,
+): Promise<number> {
+  await client.query("INSERT INTO snapshots (seq) VALUES ($1)", [seq]);
+  let batch: string[] = [];
+  let n = 0;
+  const flush = async () => {
+    const first = n - batch.length + 1;
+    await client.query(
+      `INSERT INTO snapshot_records (snapshot_seq, n, customer_id, record)
+        SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[])`,
+      [seq, batch.map((_, i) => first + i), batch.map(idOf), batch],
+    );
+    batch = [];
+  };
+  for (const record of records) {
+    batch.push(record);
+    n++;
+    if (batch.length === BATCH) await flush();
+  }
+  if (batch.length > 0) await flush();
+  return n;
 }
 
 /**

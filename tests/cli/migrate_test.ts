@@ -1,0 +1,111 @@
+/**
+ * `deno task migrate` end to end: a DATA_DIR written by the real server (creates, an update, a
+ * delete, an idempotent create) is copied into a fresh PostgreSQL schema, served from there by a
+ * real server with the same customers, versions and feed seqs, copied back into a new DATA_DIR
+ * and served again; a target that holds data is refused with exit 73 and left as it was.
+ */
+import assert from "node:assert/strict";
+import { ApiClient, newCustomer } from "../support/api.ts";
+import { runDenoTask } from "../support/deno_task.ts";
+import { listFiles } from "../support/data_dir.ts";
+import { createTestSchema } from "../support/postgres.ts";
+import { makeDataDir, removeDir, startServer } from "../support/server.ts";
+import { makeToken } from "../support/tokens.ts";
+
+/** What a client sees of the whole service: every customer and the whole feed. */
+async function view(client: ApiClient) {
+  const customers = await client.listAll();
+  const feed = await client.get("/api/events?after=0&limit=1000");
+  assert.equal(feed.status, 200, feed.text);
+  return { customers, events: feed.body.data, lastSeq: feed.body.last_seq };
+}
+
+/** Serves `env` with a real server, hands a client to `use`, then stops it. */
+async function served<T>(
+  env: Record<string, string>,
+  dataDir: string | undefined,
+  use: (client: ApiClient) => Promise<T>,
+): Promise<T> {
+  await using server = await startServer({ env, dataDir });
+  const result = await use(new ApiClient(server.url, await makeToken()));
+  const stopped = await server.stop();
+  assert.equal(stopped.code, 0, stopped.stderr);
+  return result;
+}
+
+Deno.test("migrate copies a DATA_DIR into PostgreSQL and back, and the servers answer alike", async () => {
+  const parent = await makeDataDir();
+  const schema = await createTestSchema();
+  const dataDir = `${parent}/source`;
+  const backDir = `${parent}/copy`;
+  const keyed = { "idempotency-key": "create-once" };
+  try {
+    await Deno.mkdir(dataDir);
+    const keyedBody = newCustomer();
+    const keyedId = await served({}, dataDir, async (client) => {
+      const a = await client.create(newCustomer());
+      const b = await client.create(newCustomer());
+      const c = await client.create(keyedBody, keyed);
+      const patched = await client.patch(`/api/customers/${a.id}`, {
+        json: { name: "Ada Renamed" },
+        headers: { "if-match": '"1"' },
+      });
+      assert.equal(patched.status, 200, patched.text);
+      assert.equal((await client.delete(`/api/customers/${b.id}`)).status, 204);
+      return c.id;
+    });
+    // As a restarted server serves it: the stop compacted, erasing the deleted customer's events.
+    const before = await served({}, dataDir, view);
+
+    const toPostgres = await runDenoTask("migrate", ["--to", "postgres"], {
+      DATA_DIR: dataDir,
+      DATABASE_URL: schema.url,
+    });
+    assert.equal(toPostgres.code, 0, toPostgres.stdout + toPostgres.stderr);
+    assert.match(toPostgres.stdout, /verified: /);
+
+    const onPostgres = await served({ DATABASE_URL: schema.url }, undefined, async (client) => {
+      assert.deepEqual(await view(client), before);
+      // The idempotency key came along: the repeat is answered again, not created again.
+      const again = await client.post("/api/customers", { json: keyedBody, headers: keyed });
+      assert.equal(again.status, 201, again.text);
+      assert.equal(again.headers.get("idempotent-replayed"), "true");
+      assert.equal(again.body.id, keyedId);
+      const added = await client.create(newCustomer());
+      const after = await view(client);
+      assert.equal(after.lastSeq, before.lastSeq + 1, "appends continue after the copied head");
+      assert.ok(after.customers.some((customer) => customer.id === added.id));
+      return after;
+    });
+
+    const toJsonl = await runDenoTask("migrate", ["--to", "jsonl"], {
+      DATA_DIR: backDir,
+      DATABASE_URL: schema.url,
+    });
+    assert.equal(toJsonl.code, 0, toJsonl.stdout + toJsonl.stderr);
+    await served({}, backDir, async (client) => {
+      assert.deepEqual(await view(client), onPostgres);
+    });
+
+    // Targets that hold data are refused, and nothing in them changes.
+    const files = await listFiles(dataDir);
+    const intoFull = await runDenoTask("migrate", ["--to", "jsonl"], {
+      DATA_DIR: dataDir,
+      DATABASE_URL: schema.url,
+    });
+    assert.equal(intoFull.code, 73, intoFull.stdout + intoFull.stderr);
+    assert.match(intoFull.stderr, /DATA_DIR ".*" is not empty/);
+    assert.deepEqual(await listFiles(dataDir), files);
+    const intoDatabase = await runDenoTask("migrate", ["--to", "postgres"], {
+      DATA_DIR: backDir,
+      DATABASE_URL: schema.url,
+    });
+    assert.equal(intoDatabase.code, 73, intoDatabase.stdout + intoDatabase.stderr);
+    assert.match(intoDatabase.stderr, /the database in DATABASE_URL is not empty/);
+    const [{ n }] = await schema.query(`SELECT count(*) AS n FROM ${schema.name}.events`);
+    assert.equal(Number(n), onPostgres.events.length, "the refused run wrote nothing");
+  } finally {
+    await schema.drop();
+    await removeDir(parent);
+  }
+});
