@@ -1,5 +1,5 @@
 /**
- * `deno task bench [--quick] [--only=http,scale,auth,startup,webhooks] [--events=N] [--runs=N]
+ * `deno task bench [--quick] [--only=http,scale,auth,startup,webhooks,pgstartup] [--events=N] [--runs=N]
  * [--cpu-prof=DIR] [--http-rounds=N] [--http-seconds=S] [--http-cpu-prof=DIR]
  * [--http-cpu-prof-workloads=get,list,post,put] [--scale]
  * [--scale-sizes=10000,100000,1000000] [--soak [--soak-minutes=N]]`: runs the benchmarks, the HTTP one first; `--quick` is a
@@ -15,6 +15,7 @@ import { runScaleBench } from "./http_scale.ts";
 import { runStartupBench } from "./startup_bench.ts";
 import { runSoak } from "./soak.ts";
 import { runWebhookBench } from "./webhook_bench.ts";
+import { runPostgresStartupBench } from "./postgres_startup_bench.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -40,8 +41,10 @@ if (values.soak) {
   Deno.exit(0);
 }
 
-const BENCHES = ["http", "scale", "auth", "startup", "webhooks"];
-const only = values.only?.split(",") ?? BENCHES.filter((name) => name !== "scale" || values.scale);
+const BENCHES = ["http", "scale", "auth", "startup", "webhooks", "pgstartup"];
+/** Asked for by name only: scale (long) and pgstartup (needs PostgreSQL, BENCH_DATABASE_URL). */
+const only = values.only?.split(",") ??
+  BENCHES.filter((name) => name !== "pgstartup" && (name !== "scale" || values.scale));
 for (const name of only) {
   if (!BENCHES.includes(name)) throw new Error(`--only "${name}" must be one of ${BENCHES}`);
 }
@@ -79,3 +82,9 @@ if (only.includes("startup")) {
   });
 }
 if (only.includes("webhooks")) await runWebhookBench({ quick: values.quick });
+if (only.includes("pgstartup")) {
+  await runPostgresStartupBench({
+    events: number(values.events) ?? (values.quick ? 10_000 : 100_000),
+    runs: number(values.runs),
+  });
+}
