@@ -5,6 +5,8 @@
  * and served again; a target that holds data is refused with exit 73 and left as it was.
  */
 import assert from "node:assert/strict";
+import { writeEventLog } from "../../bench/event_log_fixture.ts";
+import { JsonlWebhookStore } from "../../src/store/jsonl/jsonl_webhook_store.ts";
 import { ApiClient, newCustomer } from "../support/api.ts";
 import { runDenoTask } from "../support/deno_task.ts";
 import { listFiles } from "../support/data_dir.ts";
@@ -107,5 +109,40 @@ Deno.test("migrate copies a DATA_DIR into PostgreSQL and back, and the servers a
   } finally {
     await schema.drop();
     await removeDir(parent);
+  }
+});
+
+Deno.test("migrate refuses a DATA_DIR with webhook endpoints while PostgreSQL cannot keep them, copying nothing", async () => {
+  const dataDir = await makeDataDir();
+  const schema = await createTestSchema();
+  try {
+    await writeEventLog(dataDir, 20);
+    const webhooks = await JsonlWebhookStore.open(dataDir);
+    const time = new Date().toISOString();
+    await webhooks.put({
+      id: "01JDQ8Z5K3M4N5P6Q7R8S9WHK1",
+      url: "https://receiver.example.com/hook",
+      types: [],
+      description: "",
+      enabled: true,
+      disabled_reason: null,
+      last_seq: 20,
+      created_at: time,
+      updated_at: time,
+      version: 1,
+      secrets: [{ secret: `whsec_${btoa("x".repeat(32))}`, expires_at: null }],
+    });
+    await webhooks.close();
+    const run = await runDenoTask("migrate", ["--to", "postgres"], {
+      DATA_DIR: dataDir,
+      DATABASE_URL: schema.url,
+    });
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stderr, /holds 1 webhook endpoint\(s\).*nothing was copied/);
+    const [{ n }] = await schema.query(`SELECT count(*) AS n FROM ${schema.name}.events`);
+    assert.equal(Number(n), 0);
+  } finally {
+    await schema.drop();
+    await removeDir(dataDir);
   }
 });
