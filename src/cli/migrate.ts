@@ -1,165 +1,45 @@
 /**
- * `deno task migrate --to postgres|jsonl`: copies the log of stopped servers between DATA_DIR
- * and the database in DATABASE_URL, into an empty target, then reads the copy back as a starting
- * server would and compares it with the source (digests in log_digest.ts).
+ * `deno task migrate --to postgres|jsonl`: checks the command line and the settings, then runs the
+ * copy (migrate_copy.ts) under the narrowest permissions it needs (src/ops/permissions.ts): read
+ * and write on DATA_DIR, the network to the database's host and port, three variables.
  */
+import { fileURLToPath } from "node:url";
 import {
   ConfigError,
   databaseUrlSetting,
   dataDirSetting,
   idempotencyMaxKeysSetting,
 } from "../config.ts";
-import type { WebhookStore } from "../store/webhook_store.ts";
-import { PostgresEventStore } from "../store/postgres/postgres_event_store.ts";
-import * as postgresImport from "../store/postgres/pg_import.ts";
-import * as jsonlImport from "../store/jsonl/jsonl_import.ts";
-import { JsonlWebhookStore } from "../store/jsonl/jsonl_webhook_store.ts";
-import { customerFacts } from "../read_model/customer_facts.ts";
+import { EXIT_USAGE } from "../ops/startup_error.ts";
+import { migratePermissionFlags, PermissionPathError } from "../ops/permissions.ts";
 import { exitWith, parseCommandLine } from "./command_line.ts";
-import { requireEventLog } from "./existing_log.ts";
-import { differences, digestOf, type LogDigest } from "./log_digest.ts";
-import { eventPages, type MigrationLog, openJsonlLog, openPostgresLog } from "./migration_log.ts";
 import { MIGRATE_USAGE } from "./usage.ts";
 
-/** EX_CANTCREAT: the target is not empty, so nothing was copied. */
-export const EXIT_TARGET_NOT_EMPTY = 73;
+const COPY_MODULE = fileURLToPath(new URL("./migrate_copy.ts", import.meta.url));
 
-/** Where to copy to; the other setting names the source. */
-type Direction = "postgres" | "jsonl";
-
-interface Settings {
-  dataDir: string;
-  databaseUrl: string;
-  idempotencyMaxKeys: number;
+const command = parseCommandLine<{ to?: string }>(Deno.args, MIGRATE_USAGE, {
+  to: { type: "string" },
+});
+if (command.kind === "exit") exitWith(command);
+const to = command.values.to;
+if (to !== "postgres" && to !== "jsonl") {
+  exitWith({ code: EXIT_USAGE, stderr: `--to must be postgres or jsonl\n\n${MIGRATE_USAGE}\n` });
 }
-
-/** Copies endpoints and their deliveries logs (oldest attempt first) into an empty store. */
-async function copyWebhooks(from: WebhookStore, to: WebhookStore): Promise<number> {
-  const endpoints = from.list();
-  for (const endpoint of endpoints) {
-    await to.put(endpoint);
-    for (const attempt of from.attempts(endpoint.id).reverse()) {
-      await to.recordAttempt(endpoint.id, attempt);
-    }
-  }
-  return endpoints.length;
-}
-
-/** JSONL → PostgreSQL. */
-async function toPostgres(settings: Settings): Promise<MigrationLog> {
-  await requireEventLog(settings.dataDir);
-  const target = await PostgresEventStore.open(settings.databaseUrl, { maxConnections: 1 });
-  try {
-    await postgresImport.requireEmpty(target.pool);
-    const source = await openJsonlLog(settings.dataDir, settings.idempotencyMaxKeys);
-    try {
-      const endpoints = source.webhooks?.list().length ?? 0;
-      if (endpoints > 0) {
-        // The PostgreSQL webhook store plugs in here (copyWebhooks) once it exists.
-        throw new Error(
-          `${source.name} holds ${endpoints} webhook endpoint(s), which this version cannot keep in PostgreSQL; nothing was copied`,
-        );
-      }
-      const sourceDigest = await digestOf(source);
-      const copied = await postgresImport.importLog(target.pool, {
-        events: eventPages(source.store, sourceDigest.firstSeq, source.head),
-        firstSeq: sourceDigest.firstSeq,
-        lastSeq: source.head,
-        customers: source.projection.all().map((record) => customerFacts(record.json)),
-        records: source.service.records(),
-        idOf: (record) => source.service.idOf(record),
-      });
-      console.log(`copied ${copied} events and ${source.projection.size} customers`);
-      return await checked(
-        sourceDigest,
-        () => openPostgresLog(settings.databaseUrl, settings.idempotencyMaxKeys),
-      );
-    } finally {
-      await source.close();
-    }
-  } finally {
-    await target.close();
-  }
-}
-
-/** PostgreSQL → JSONL. */
-async function toJsonl(settings: Settings): Promise<MigrationLog> {
-  await jsonlImport.requireEmptyDataDir(settings.dataDir);
-  const source = await openPostgresLog(settings.databaseUrl, settings.idempotencyMaxKeys);
-  try {
-    const sourceDigest = await digestOf(source);
-    const copied = await jsonlImport.importLog(settings.dataDir, {
-      events: eventPages(source.store, sourceDigest.firstSeq, source.head),
-      firstSeq: sourceDigest.firstSeq,
-      lastSeq: source.head,
-      records: source.service.records(),
-    });
-    if (source.webhooks !== undefined) {
-      const webhooks = await JsonlWebhookStore.open(settings.dataDir);
-      await copyWebhooks(source.webhooks, webhooks);
-      await webhooks.close();
-    }
-    console.log(`copied ${copied} events and ${source.projection.size} customers`);
-    return await checked(
-      sourceDigest,
-      () => openJsonlLog(settings.dataDir, settings.idempotencyMaxKeys),
-    );
-  } finally {
-    await source.close();
-  }
-}
-
-/** Opens the copy as a starting server would and compares it with the source's digest. */
-async function checked(
-  source: LogDigest,
-  openCopy: () => Promise<MigrationLog>,
-): Promise<MigrationLog> {
-  const copy = await openCopy();
-  try {
-    const found = differences(source, await digestOf(copy));
-    if (found.length > 0) throw new Error(`the copy differs from the source: ${found.join("; ")}`);
-    console.log(`verified: ${JSON.stringify(source)}`);
-    return copy;
-  } finally {
-    await copy.close();
-  }
-}
-
-async function migrate(direction: Direction, settings: Settings): Promise<number> {
-  try {
-    const copy = direction === "postgres" ? await toPostgres(settings) : await toJsonl(settings);
-    console.log(`migrate: done; ${copy.name} holds the copy`);
-    return 0;
-  } catch (error) {
-    const notEmpty = error instanceof postgresImport.DatabaseNotEmptyError ||
-      error instanceof jsonlImport.DataDirNotEmptyError;
-    console.error(`migrate: ${error instanceof Error ? error.message : error}`);
-    return notEmpty ? EXIT_TARGET_NOT_EMPTY : 1;
-  }
-}
-
-if (import.meta.main) {
-  const command = parseCommandLine<{ to?: string }>(Deno.args, MIGRATE_USAGE, {
-    to: { type: "string" },
-  });
-  if (command.kind === "exit") exitWith(command);
-  const to = command.values.to;
-  if (to !== "postgres" && to !== "jsonl") {
-    exitWith({ code: 2, stderr: `--to must be postgres or jsonl\n\n${MIGRATE_USAGE}\n` });
-  }
+let flags: string[];
+try {
   const env = (name: string) => Deno.env.get(name);
-  let settings: Settings;
-  try {
-    const databaseUrl = databaseUrlSetting(env);
-    if (databaseUrl === undefined) throw new ConfigError("DATABASE_URL must be set");
-    settings = {
-      dataDir: dataDirSetting(env),
-      databaseUrl,
-      idempotencyMaxKeys: idempotencyMaxKeysSetting(env),
-    };
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    exitWith({ code: 78, stderr: `migrate: ${error.message}\n` });
-  }
-  Deno.exit(await migrate(to, settings));
+  const databaseUrl = databaseUrlSetting(env);
+  if (databaseUrl === undefined) throw new ConfigError("DATABASE_URL must be set");
+  idempotencyMaxKeysSetting(env);
+  flags = migratePermissionFlags(dataDirSetting(env), databaseUrl, Deno.cwd());
+} catch (error) {
+  if (!(error instanceof ConfigError || error instanceof PermissionPathError)) throw error;
+  exitWith({ code: 78, stderr: `migrate: ${error.message}\n` });
 }
+const copy = new Deno.Command(Deno.execPath(), {
+  args: ["run", ...flags, COPY_MODULE, to],
+  stdin: "null",
+  stdout: "inherit",
+  stderr: "inherit",
+});
+Deno.exit((await copy.spawn().status).code);
