@@ -8,11 +8,12 @@
 import { ERASE_SNAPSHOT_RECORDS, withSnapshotLock } from "./pg_snapshots.ts";
 import type { PgPool } from "./pg_connection.ts";
 
+/** The customers deleted in ($2, $1]: their other events and those events' idempotency keys go. */
 const ERASE_EVENTS = `WITH
-  gone AS (DELETE FROM events e WHERE e.seq <= $1 AND e.type <> 'customer.deleted' AND EXISTS (
-      SELECT 1 FROM events d
-      WHERE d.customer_id = e.customer_id AND d.type = 'customer.deleted' AND d.seq <= $1)
-    RETURNING e.seq),
+  deleted AS (SELECT customer_id FROM events
+    WHERE seq > $2 AND seq <= $1 AND type = 'customer.deleted'),
+  gone AS (DELETE FROM events e USING deleted d
+    WHERE e.customer_id = d.customer_id AND e.type <> 'customer.deleted' RETURNING e.seq),
   keys AS (DELETE FROM idempotency_keys k USING gone WHERE k.seq = gone.seq)
   SELECT count(*) AS erased FROM gone`;
 
@@ -33,10 +34,13 @@ const DROP_PREFIX = `WITH
 /** How long an idempotency key is answered again (contract §4): kept at least that long. */
 const KEY_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** Erases every customer deleted up to `appliedSeq`; resolves with the events deleted. */
-export function eraseDeleted(pool: PgPool, appliedSeq: number): Promise<number> {
+/**
+ * Erases every customer deleted after `fromSeq` up to `toSeq` (on any replica): a range of the
+ * log's tail, not a scan of it. Resolves with the number of events deleted.
+ */
+export function eraseDeleted(pool: PgPool, fromSeq: number, toSeq: number): Promise<number> {
   return withSnapshotLock(pool, async (client) => {
-    const { rows } = await client.query<{ erased: string }>(ERASE_EVENTS, [appliedSeq]);
+    const { rows } = await client.query<{ erased: string }>(ERASE_EVENTS, [toSeq, fromSeq]);
     await client.query(ERASE_SNAPSHOT_RECORDS);
     return Number(rows[0].erased);
   });

@@ -30,6 +30,8 @@ export class PostgresMaintenance implements StoreMaintenance {
   #options: Required<Omit<PostgresMaintenanceOptions, "onOutcome">> & PostgresMaintenanceOptions;
   #snapshotSeq = 0;
   #compactedSeq = 0;
+  /** Deletes up to this seq are erased (0 after a start: the first erasure covers the whole log). */
+  #erasedSeq = 0;
   #compactedAt: number;
   #running: Promise<void> | undefined;
   #eraseAgain = false;
@@ -80,7 +82,7 @@ export class PostgresMaintenance implements StoreMaintenance {
     this.#running = this.#background(async () => {
       do {
         this.#eraseAgain = false;
-        await eraseDeleted(this.#store.pool, this.#source.appliedSeq);
+        await this.#erase();
       } while (this.#eraseAgain);
     });
   }
@@ -98,13 +100,19 @@ export class PostgresMaintenance implements StoreMaintenance {
   async compact(): Promise<void> {
     const seq = this.#source.appliedSeq;
     this.#compactedAt = this.#options.clock();
-    await eraseDeleted(this.#store.pool, seq);
+    await this.#erase();
     await writeSnapshot(this.#store.pool, this.#source);
     this.#snapshotSeq = seq;
     if (Number.isFinite(this.#options.retentionMs)) {
       await dropExpired(this.#store.pool, this.#options.retentionMs, this.#options.clock());
     }
     this.#compactedSeq = seq;
+  }
+
+  async #erase(): Promise<void> {
+    const seq = this.#source.appliedSeq;
+    await eraseDeleted(this.#store.pool, this.#erasedSeq, seq);
+    this.#erasedSeq = seq;
   }
 
   /** Compacts when something was applied since the last compaction (a clean shutdown calls this). */
