@@ -18,12 +18,14 @@ const ERASE_EVENTS = `WITH
   SELECT count(*) AS erased FROM gone`;
 
 /**
- * $1: events older than this time (ISO) go; $2: idempotency keys older than this go with them.
- * Only up to the older of the two kept snapshots: none is deleted before there are two.
+ * $1: events older than this time (ISO) go; $2: idempotency keys older than this go with them;
+ * $3: at most this many events are read. Only up to the older of the two kept snapshots: none is
+ * deleted before there are two.
  */
 const DROP_PREFIX = `WITH
   bound AS (SELECT seq FROM snapshots ORDER BY seq DESC OFFSET 1 LIMIT 1),
-  upto AS (SELECT max(seq) AS seq FROM events WHERE seq <= (SELECT seq FROM bound) AND time < $1),
+  upto AS (SELECT max(seq) AS seq FROM (SELECT seq, time FROM events
+    WHERE seq <= (SELECT seq FROM bound) ORDER BY seq LIMIT $3) oldest WHERE time < $1),
   keys AS (DELETE FROM idempotency_keys WHERE seq <= (SELECT seq FROM upto) AND seq <=
     (SELECT coalesce(max(seq), 0) FROM events WHERE seq <= (SELECT seq FROM upto) AND time < $2)),
   gone AS (DELETE FROM events WHERE seq <= (SELECT seq FROM upto) RETURNING seq)
@@ -34,25 +36,39 @@ const DROP_PREFIX = `WITH
 /** How long an idempotency key is answered again (contract §4): kept at least that long. */
 const KEY_TTL_MS = 24 * 60 * 60 * 1000;
 
+/** Events per transaction: each statement stays well inside the statement timeout. */
+const CHUNK = 20_000;
+
 /**
- * Erases every customer deleted after `fromSeq` up to `toSeq` (on any replica): a range of the
- * log's tail, not a scan of it. Resolves with the number of events deleted.
+ * Erases every customer deleted after `fromSeq` up to `toSeq` (on any replica), a range of the
+ * log's tail at a time, not a scan of the log. Resolves with the number of events deleted.
  */
-export function eraseDeleted(pool: PgPool, fromSeq: number, toSeq: number): Promise<number> {
-  return withSnapshotLock(pool, async (client) => {
-    const { rows } = await client.query<{ erased: string }>(ERASE_EVENTS, [toSeq, fromSeq]);
-    await client.query(ERASE_SNAPSHOT_RECORDS);
-    return Number(rows[0].erased);
-  });
+export async function eraseDeleted(pool: PgPool, fromSeq: number, toSeq: number): Promise<number> {
+  let erased = 0;
+  for (let from = fromSeq; from < toSeq; from += CHUNK) {
+    const to = Math.min(toSeq, from + CHUNK);
+    erased += await withSnapshotLock(pool, async (client) => {
+      const { rows } = await client.query<{ erased: string }>(ERASE_EVENTS, [to, from]);
+      await client.query(ERASE_SNAPSHOT_RECORDS, [from, to]);
+      return Number(rows[0].erased);
+    });
+  }
+  return erased;
 }
 
-/** Deletes the events older than `retentionMs` that a kept snapshot covers; resolves with their number. */
-export function dropExpired(pool: PgPool, retentionMs: number, now: number): Promise<number> {
-  return withSnapshotLock(pool, async (client) => {
-    const { rows } = await client.query<{ dropped: string }>(DROP_PREFIX, [
-      new Date(now - retentionMs).toISOString(),
-      new Date(now - KEY_TTL_MS).toISOString(),
-    ]);
-    return Number(rows[0]?.dropped ?? 0);
-  });
+/**
+ * Deletes the events older than `retentionMs` that a kept snapshot covers, in transactions of up
+ * to CHUNK events; resolves with their number.
+ */
+export async function dropExpired(pool: PgPool, retentionMs: number, now: number): Promise<number> {
+  const cutoffs = [now - retentionMs, now - KEY_TTL_MS].map((ms) => new Date(ms).toISOString());
+  let dropped = 0;
+  for (;;) {
+    const chunk = await withSnapshotLock(pool, async (client) => {
+      const { rows } = await client.query<{ dropped: string }>(DROP_PREFIX, [...cutoffs, CHUNK]);
+      return Number(rows[0]?.dropped ?? 0);
+    });
+    if (chunk === 0) return dropped;
+    dropped += chunk;
+  }
 }

@@ -12,11 +12,11 @@ export const SNAPSHOT_LOCK = 0x63757375;
 const BATCH = 2000;
 
 /**
- * Deletes the snapshot records of every customer deleted after the oldest kept snapshot (one
- * deleted before it is in no snapshot): a range of the log's tail, then the customer index.
+ * Deletes the snapshot records of every customer deleted in ($1, $2] (a range of the log's tail,
+ * read from the oldest kept snapshot on: a customer deleted before it is in no snapshot).
  */
 export const ERASE_SNAPSHOT_RECORDS = `DELETE FROM snapshot_records r USING events d
-  WHERE d.seq > (SELECT coalesce(min(seq), 0) FROM snapshots)
+  WHERE d.seq > greatest($1, (SELECT coalesce(min(seq), 0) FROM snapshots)) AND d.seq <= $2
     AND d.type = 'customer.deleted' AND r.customer_id = d.customer_id`;
 
 /** Runs `work` in a transaction that holds the snapshot lock (waiting for it). */
@@ -53,7 +53,7 @@ export function writeSnapshot(pool: PgPool, source: SnapshotSource): Promise<num
     if (Number(rows[0].seq ?? 0) >= seq) return undefined;
     await insertSnapshot(client, seq, records, (record) => source.idOf(record));
     // Customers deleted after `seq` but before this commit are in the records: erased here.
-    await client.query(ERASE_SNAPSHOT_RECORDS);
+    await client.query(ERASE_SNAPSHOT_RECORDS, [seq, Number.MAX_SAFE_INTEGER]);
     await client.query(
       `DELETE FROM snapshots WHERE seq < (SELECT seq FROM snapshots ORDER BY seq DESC OFFSET 1 LIMIT 1)`,
     );
