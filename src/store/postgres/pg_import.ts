@@ -1,7 +1,8 @@
 /**
  * `deno task migrate` into PostgreSQL: writes a whole log (events with their own seqs, the state
- * as a snapshot, the tables the append transaction keeps) into an empty database, in one
- * transaction, so a failed copy leaves the database empty.
+ * as a snapshot, the tables the append transaction keeps: stream versions, live emails,
+ * idempotency keys) into an empty database, in one transaction, so a failed copy leaves the
+ * database empty; every statement writes at most 5,000 rows.
  */
 import type { ReplayedEvent } from "../event_store.ts";
 import type { PgClient, PgPool } from "./pg_connection.ts";
@@ -53,6 +54,9 @@ export async function importLog(pool: PgPool, log: PostgresImport): Promise<numb
     await client.query("SELECT seq FROM log_head FOR UPDATE");
     await requireEmpty(client);
     let count = 0;
+    const versions = new Map<string, number>();
+    // A key reused after its 24 h expired appears twice: the later create holds it.
+    const keys = new Map<string, [actor: string, key: string, seq: number]>();
     for await (const page of log.events) {
       const column = (pick: (e: ReplayedEvent) => unknown) => page.map(pick);
       await client.query(INSERT_EVENTS, [
@@ -67,9 +71,20 @@ export async function importLog(pool: PgPool, log: PostgresImport): Promise<numb
         column((e) => e.request_hash ?? null),
         column((e) => e.dataJson),
       ]);
+      for (const e of page) {
+        versions.set(e.id, e.version);
+        const key = e.idempotency_key;
+        if (e.type === "customer.created" && key !== undefined) {
+          keys.set(`${e.actor}\u0000${key}`, [e.actor, key, e.seq]);
+        }
+      }
       count += page.length;
     }
-    await deriveTables(client, [...log.customers]);
+    const customers = [...log.customers];
+    for (const customer of customers) versions.set(customer.id, customer.version);
+    await inBatches(client, STREAMS, [...versions].map(([id, version]) => [id, version]));
+    await inBatches(client, EMAILS, customers.map((c) => [c.id, c.email]));
+    await inBatches(client, KEYS, [...keys.values()]);
     await insertSnapshot(client, log.lastSeq, log.records, log.idOf);
     await client.query("UPDATE log_head SET seq = $1", [log.lastSeq]);
     await client.query("UPDATE log_start SET first_seq = $1", [log.firstSeq]);
@@ -83,29 +98,17 @@ export async function importLog(pool: PgPool, log: PostgresImport): Promise<numb
   }
 }
 
-/** Stream versions, live emails and idempotency keys, as the append transaction keeps them. */
-async function deriveTables(
-  client: PgClient,
-  customers: { id: string; version: number; email: string }[],
-): Promise<void> {
-  await client.query(
-    `INSERT INTO streams (customer_id, version)
-      SELECT customer_id, max(version) FROM events GROUP BY customer_id`,
-  );
-  await client.query(
-    `INSERT INTO streams (customer_id, version) SELECT * FROM unnest($1::text[], $2::int[])
-      ON CONFLICT (customer_id) DO UPDATE SET version = greatest(streams.version, excluded.version)`,
-    [customers.map((c) => c.id), customers.map((c) => c.version)],
-  );
-  await client.query(
-    `INSERT INTO customer_emails (customer_id, email) SELECT * FROM unnest($1::text[], $2::text[])`,
-    [customers.map((c) => c.id), customers.map((c) => c.email)],
-  );
-  // A key reused after its 24 h expired appears twice: the later create holds it.
-  await client.query(
-    `INSERT INTO idempotency_keys (actor, key, seq)
-      SELECT DISTINCT ON (actor, idempotency_key) actor, idempotency_key, seq FROM events
-      WHERE type = 'customer.created' AND idempotency_key IS NOT NULL
-      ORDER BY actor, idempotency_key, seq DESC`,
-  );
+const STREAMS = `INSERT INTO streams (customer_id, version)
+  SELECT * FROM unnest($1::text[], $2::int[])`;
+const EMAILS = `INSERT INTO customer_emails (customer_id, email)
+  SELECT * FROM unnest($1::text[], $2::text[])`;
+const KEYS = `INSERT INTO idempotency_keys (actor, key, seq)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])`;
+
+/** Runs `sql` with its array parameters made of `rows`' columns, 5,000 rows at a time. */
+async function inBatches(client: PgClient, sql: string, rows: unknown[][]): Promise<void> {
+  for (let at = 0; at < rows.length; at += 5000) {
+    const batch = rows.slice(at, at + 5000);
+    await client.query(sql, batch[0].map((_, column) => batch.map((row) => row[column])));
+  }
 }
