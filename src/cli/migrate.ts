@@ -1,7 +1,7 @@
 /**
  * `deno task migrate --to postgres|jsonl`: checks the command line and the settings, then runs the
  * copy (migrate_copy.ts) under the narrowest permissions it needs (src/ops/permissions.ts): read
- * and write on DATA_DIR, the network to the database's host and port, three variables.
+ * and write on DATA_DIR, the network to the database's host and port, four variables.
  */
 import { fileURLToPath } from "node:url";
 import {
@@ -9,6 +9,7 @@ import {
   databaseUrlSetting,
   dataDirSetting,
   idempotencyMaxKeysSetting,
+  segmentMaxBytesSetting,
 } from "../config.ts";
 import { EXIT_USAGE } from "../ops/startup_error.ts";
 import { migratePermissionFlags, PermissionPathError } from "../ops/permissions.ts";
@@ -31,6 +32,7 @@ try {
   const databaseUrl = databaseUrlSetting(env);
   if (databaseUrl === undefined) throw new ConfigError("DATABASE_URL must be set");
   idempotencyMaxKeysSetting(env);
+  segmentMaxBytesSetting(env);
   flags = migratePermissionFlags(dataDirSetting(env), databaseUrl, Deno.cwd());
 } catch (error) {
   if (!(error instanceof ConfigError || error instanceof PermissionPathError)) throw error;

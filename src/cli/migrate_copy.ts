@@ -4,7 +4,12 @@
  * and the database in DATABASE_URL, into an empty target, then reads the copy back as a starting
  * server would and compares it with the source (digests in log_digest.ts).
  */
-import { databaseUrlSetting, dataDirSetting, idempotencyMaxKeysSetting } from "../config.ts";
+import {
+  databaseUrlSetting,
+  dataDirSetting,
+  idempotencyMaxKeysSetting,
+  segmentMaxBytesSetting,
+} from "../config.ts";
 import type { WebhookStore } from "../store/webhook_store.ts";
 import { PostgresEventStore } from "../store/postgres/postgres_event_store.ts";
 import * as postgresImport from "../store/postgres/pg_import.ts";
@@ -25,6 +30,7 @@ interface Settings {
   dataDir: string;
   databaseUrl: string;
   idempotencyMaxKeys: number;
+  segmentMaxBytes: number;
 }
 
 /** Copies endpoints and their deliveries logs (oldest attempt first) into an empty store. */
@@ -87,7 +93,7 @@ async function toJsonl(settings: Settings): Promise<MigrationLog> {
       firstSeq: sourceDigest.firstSeq,
       lastSeq: source.head,
       records: source.service.records(),
-    });
+    }, settings.segmentMaxBytes);
     if (source.webhooks !== undefined) {
       const webhooks = await JsonlWebhookStore.open(settings.dataDir);
       await copyWebhooks(source.webhooks, webhooks);
@@ -139,6 +145,7 @@ if (import.meta.main) {
     dataDir: dataDirSetting(env),
     databaseUrl: databaseUrlSetting(env)!,
     idempotencyMaxKeys: idempotencyMaxKeysSetting(env),
+    segmentMaxBytes: segmentMaxBytesSetting(env),
   };
   Deno.exit(await migrate(Deno.args[0] as Direction, settings));
 }

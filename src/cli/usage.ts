@@ -112,6 +112,7 @@ Environment:
   DATA_DIR              The data directory (default ./data)
   DATABASE_URL          The PostgreSQL database (postgres://…; ?options=-c search_path=<schema>)
   IDEMPOTENCY_MAX_KEYS  Most Idempotency-Key results kept in the state (default 100000)
+  SEGMENT_MAX_BYTES     Size of the log segments --to jsonl writes (default 67108864)
 
 Exit codes: 0 copied and verified, 1 failed (the message says why), 2 bad option, 73 the target
 is not empty (nothing was copied), 78 bad setting.`;

@@ -123,11 +123,16 @@ export function serverPermissionFlags(
 }
 
 /** The variables `deno task migrate` reads. */
-export const MIGRATE_ENV_VARS = ["DATA_DIR", "DATABASE_URL", "IDEMPOTENCY_MAX_KEYS"] as const;
+export const MIGRATE_ENV_VARS = [
+  "DATA_DIR",
+  "DATABASE_URL",
+  "IDEMPOTENCY_MAX_KEYS",
+  "SEGMENT_MAX_BYTES",
+] as const;
 
 /**
  * `deno run` flags of `deno task migrate`'s copy: read and write on DATA_DIR alone, the network to
- * the database's host and port alone, and its three variables.
+ * the database's host and port alone, and its four variables.
  */
 export function migratePermissionFlags(
   dataDir: string,

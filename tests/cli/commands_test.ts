@@ -56,7 +56,7 @@ const COMMANDS = [
   {
     name: "migrate",
     usage: MIGRATE_USAGE,
-    reads: ["DATA_DIR", "DATABASE_URL", "IDEMPOTENCY_MAX_KEYS"],
+    reads: ["DATA_DIR", "DATABASE_URL", "IDEMPOTENCY_MAX_KEYS", "SEGMENT_MAX_BYTES"],
   },
 ];
 

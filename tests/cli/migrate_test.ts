@@ -99,8 +99,11 @@ async function roundTrip(sourceEnv: Record<string, string>, truncated: boolean):
     const toJsonl = await runDenoTask("migrate", ["--to", "jsonl"], {
       DATA_DIR: backDir,
       DATABASE_URL: schema.url,
+      SEGMENT_MAX_BYTES: "4096",
     });
     assert.equal(toJsonl.code, 0, toJsonl.stdout + toJsonl.stderr);
+    const segments = (await listFiles(backDir)).filter((file) => file.endsWith(".compacted.jsonl"));
+    assert.ok(segments.length >= (truncated ? 1 : 2), `segments of 4 KiB: ${segments}`);
     await served({}, backDir, async (client) => {
       assert.deepEqual(await view(client), onPostgres);
     });

@@ -11,7 +11,7 @@ Deno.test("the copy of migrate may touch DATA_DIR (made absolute) and reach the 
     ),
     [
       "--no-prompt",
-      "--allow-env=DATA_DIR,DATABASE_URL,IDEMPOTENCY_MAX_KEYS",
+      "--allow-env=DATA_DIR,DATABASE_URL,IDEMPOTENCY_MAX_KEYS,SEGMENT_MAX_BYTES",
       "--allow-read=/srv/state",
       "--allow-write=/srv/state",
       "--allow-net=db.internal:6432",

@@ -47,22 +47,44 @@ export async function requireEmptyDataDir(dataDir: string): Promise<void> {
   if (entries.length > 0) throw new DataDirNotEmptyError(dataDir, entries.sort());
 }
 
-/** Writes `log` into the empty `dataDir` (created if missing); resolves with the events written. */
-export async function importLog(dataDir: string, log: JsonlImport): Promise<number> {
+/**
+ * Writes `log` into the empty `dataDir` (created if missing), in compacted segments of about
+ * `segmentMaxBytes` (the server's SEGMENT_MAX_BYTES); resolves with the events written.
+ */
+export async function importLog(
+  dataDir: string,
+  log: JsonlImport,
+  segmentMaxBytes = 64 * 1024 * 1024,
+): Promise<number> {
   await requireEmptyDataDir(dataDir);
   const logDir = `${dataDir}/${LOG_DIR}`;
   await io("opening", logDir, () => Deno.mkdir(logDir, { recursive: true }));
+  const events = eachEvent(log.events);
+  let next = await events.next();
   let count = 0;
-  await writeAtomically(logDir, segmentName(log.firstSeq, true), async (file) => {
-    for await (const page of log.events) {
-      const lines = page.map((event) =>
-        encodeEvent(event as unknown as StoredEvent, event.dataJson ?? "null")
-      );
-      await writeAll(file, concat(lines));
-      count += page.length;
-    }
-  });
-  if (count === 0) await Deno.remove(`${logDir}/${segmentName(log.firstSeq, true)}`);
+  while (!next.done) {
+    // The first segment starts where the log does; the others at their first event.
+    const first = count === 0 ? log.firstSeq : next.value.seq;
+    await writeAtomically(logDir, segmentName(first, true), async (file) => {
+      let batch: Uint8Array[] = [];
+      for (let bytes = 0; !next.done && bytes < segmentMaxBytes; next = await events.next()) {
+        const event = next.value;
+        const line = encodeEvent(event as unknown as StoredEvent, event.dataJson ?? "null");
+        batch.push(line);
+        bytes += line.length;
+        count++;
+        if (batch.length === 1000) {
+          await writeAll(file, concat(batch));
+          batch = [];
+        }
+      }
+      await writeAll(file, concat(batch));
+    });
+  }
   if (log.lastSeq > 0) await writeSnapshot(dataDir, log.lastSeq, log.records);
   return count;
+}
+
+async function* eachEvent(pages: AsyncIterable<ReplayedEvent[]>): AsyncGenerator<ReplayedEvent> {
+  for await (const page of pages) yield* page;
 }
