@@ -1,5 +1,5 @@
 /**
- * `deno task bench [--quick] [--only=http,scale,auth,startup,webhooks,feed] [--events=N] [--runs=N]
+ * `deno task bench [--quick] [--only=http,scale,auth,startup,webhooks,feed,pgstartup] [--events=N] [--runs=N]
  * [--cpu-prof=DIR] [--http-rounds=N] [--http-seconds=S] [--http-cpu-prof=DIR]
  * [--http-cpu-prof-workloads=get,list,post,put] [--scale]
  * [--scale-sizes=10000,100000,1000000] [--webhooks-rounds=N] [--webhooks-cpu-prof=DIR]
@@ -17,6 +17,7 @@ import { runStartupBench } from "./startup_bench.ts";
 import { runSoak } from "./soak.ts";
 import { runWebhookBench } from "./webhook_bench.ts";
 import { runFeedBench } from "./feed_bench.ts";
+import { runPostgresStartupBench } from "./postgres_startup_bench.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -44,8 +45,10 @@ if (values.soak) {
   Deno.exit(0);
 }
 
-const BENCHES = ["http", "scale", "auth", "startup", "webhooks", "feed"];
-const only = values.only?.split(",") ?? BENCHES.filter((name) => name !== "scale" || values.scale);
+const BENCHES = ["http", "scale", "auth", "startup", "webhooks", "feed", "pgstartup"];
+/** Asked for by name only: scale (long) and pgstartup (needs PostgreSQL, BENCH_DATABASE_URL). */
+const only = values.only?.split(",") ??
+  BENCHES.filter((name) => name !== "pgstartup" && (name !== "scale" || values.scale));
 for (const name of only) {
   if (!BENCHES.includes(name)) throw new Error(`--only "${name}" must be one of ${BENCHES}`);
 }
@@ -90,3 +93,9 @@ if (only.includes("webhooks")) {
   });
 }
 if (only.includes("feed")) await runFeedBench({ quick: values.quick });
+if (only.includes("pgstartup")) {
+  await runPostgresStartupBench({
+    events: number(values.events) ?? (values.quick ? 10_000 : 100_000),
+    runs: number(values.runs),
+  });
+}

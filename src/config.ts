@@ -91,7 +91,7 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
     maxBodyBytes: integer(env, "MAX_BODY_BYTES", 65536, 1024, 16 * 1024 * 1024),
     snapshotEvery: integer(env, "SNAPSHOT_EVERY", 100_000, 1, 100_000_000),
     eraseWithinSeconds: integer(env, "ERASE_WITHIN_SECONDS", 3600, 0, 30 * 86400),
-    segmentMaxBytes: integer(env, "SEGMENT_MAX_BYTES", 64 * 1024 * 1024, 4096, 2 ** 40),
+    segmentMaxBytes: segmentMaxBytesSetting(env),
     logLevel: logLevel(env("LOG_LEVEL")),
     rateLimit: rateLimit(env),
     corsOrigins: corsOrigins(env("CORS_ORIGINS")),
@@ -121,6 +121,16 @@ export function dataDirSetting(env: (name: string) => string | undefined): strin
 /** IDEMPOTENCY_MAX_KEYS alone, for `deno task compact`, which rebuilds the remembered keys. */
 export function idempotencyMaxKeysSetting(env: (name: string) => string | undefined): number {
   return integer(env, "IDEMPOTENCY_MAX_KEYS", 100_000, 1, 100_000_000);
+}
+
+/** SEGMENT_MAX_BYTES alone, for `deno task migrate`, which writes segments of that size. */
+export function segmentMaxBytesSetting(env: (name: string) => string | undefined): number {
+  return integer(env, "SEGMENT_MAX_BYTES", 64 * 1024 * 1024, 4096, 2 ** 40);
+}
+
+/** DATABASE_URL alone, for `deno task migrate` (undefined when unset). */
+export function databaseUrlSetting(env: (name: string) => string | undefined): string | undefined {
+  return databaseUrl(env("DATABASE_URL"));
 }
 
 /** The longest Unix socket path Linux accepts (sun_path holds 108 bytes with the final NUL). */

@@ -125,7 +125,15 @@ async function main(): Promise<void> {
   const maintenance = new MaintenanceHealth();
   metrics.include(() => maintenance.render());
   const persistence = shared !== undefined
-    ? new PostgresMaintenance(shared, service)
+    ? new PostgresMaintenance(shared, service, {
+      snapshotEvery: config.snapshotEvery,
+      retentionMs: config.eventRetentionMs,
+      onOutcome: (error) => {
+        if (error === undefined) return maintenance.succeeded();
+        log.error("Compaction failed", { error: String(error) });
+        maintenance.failed(error);
+      },
+    })
     : new CompactionPolicy(store as JsonlEventStore, service, log, {
       snapshotEvery: config.snapshotEvery,
       eraseWithinMs: config.eraseWithinSeconds * 1000,

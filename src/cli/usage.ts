@@ -92,3 +92,27 @@ Options:
 Environment:
   DATA_DIR              The data directory to compact (default ./data)
   IDEMPOTENCY_MAX_KEYS  Most Idempotency-Key results kept in the snapshot (default 100000)`;
+
+/** `deno task migrate`. */
+export const MIGRATE_USAGE = `Usage: deno task migrate --to postgres|jsonl [--help]
+
+Copies the event log between DATA_DIR and the database in DATABASE_URL, with every seq, id,
+version, timestamp and idempotency key, and the state (customers, remembered idempotency keys)
+as a snapshot, so the copy starts without replaying. Stop the servers first: events written
+during the copy are not copied. The copy is then opened as a server would open it and compared
+with the source: head, first seq, event count, last event seq, SHA-256 over the events in seq
+order, over the state and over the webhook endpoints.
+
+Options:
+  --to postgres  From DATA_DIR (its lock is taken) into the database, which must hold no events
+  --to jsonl     From the database into DATA_DIR, which must be missing or empty
+  -h, --help     Print this help and exit
+
+Environment:
+  DATA_DIR              The data directory (default ./data)
+  DATABASE_URL          The PostgreSQL database (postgres://…; ?options=-c search_path=<schema>)
+  IDEMPOTENCY_MAX_KEYS  Most Idempotency-Key results kept in the state (default 100000)
+  SEGMENT_MAX_BYTES     Size of the log segments --to jsonl writes (default 67108864)
+
+Exit codes: 0 copied and verified, 1 failed (the message says why), 2 bad option, 73 the target
+is not empty (nothing was copied), 78 bad setting.`;

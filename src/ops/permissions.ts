@@ -121,3 +121,37 @@ export function serverPermissionFlags(
     ...write.length > 0 ? [`--allow-write=${write.join(",")}`] : [],
   ];
 }
+
+/** The variables `deno task migrate` reads. */
+export const MIGRATE_ENV_VARS = [
+  "DATA_DIR",
+  "DATABASE_URL",
+  "IDEMPOTENCY_MAX_KEYS",
+  "SEGMENT_MAX_BYTES",
+] as const;
+
+/**
+ * `deno run` flags of `deno task migrate`'s copy: read and write on DATA_DIR alone, the network to
+ * the database's host and port alone, and its four variables.
+ */
+export function migratePermissionFlags(
+  dataDir: string,
+  databaseUrl: string,
+  cwd: string,
+): string[] {
+  if (dataDir.includes(",")) {
+    throw new PermissionPathError(
+      `DATA_DIR "${dataDir}" contains a comma, which a Deno permission list cannot hold; use a path without one`,
+    );
+  }
+  const path = isAbsolute(dataDir) ? resolve(dataDir) : resolve(cwd, dataDir);
+  const url = new URL(databaseUrl);
+  const host = `${url.hostname || "localhost"}:${url.port || "5432"}`;
+  return [
+    "--no-prompt",
+    `--allow-env=${MIGRATE_ENV_VARS.join(",")}`,
+    `--allow-read=${path}`,
+    `--allow-write=${path}`,
+    `--allow-net=${host}`,
+  ];
+}

@@ -4,7 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { writeEventLog } from "../../bench/event_log_fixture.ts";
-import { COMPACT_USAGE, SERVER_USAGE, TOKEN_USAGE, VERIFY_USAGE } from "../../src/cli/usage.ts";
+import {
+  COMPACT_USAGE,
+  MIGRATE_USAGE,
+  SERVER_USAGE,
+  TOKEN_USAGE,
+  VERIFY_USAGE,
+} from "../../src/cli/usage.ts";
 import { SERVER_ENV_VARS, SETTINGS_ENV_VARS } from "../../src/ops/permissions.ts";
 import { listFiles, readTree } from "../support/data_dir.ts";
 import { makeDataDir, removeDir } from "../support/server.ts";
@@ -47,6 +53,11 @@ const COMMANDS = [
   { name: "token", usage: TOKEN_USAGE, reads: ["JWT_SECRET", "DATA_DIR"] },
   { name: "verify", usage: VERIFY_USAGE, reads: ["DATA_DIR"] },
   { name: "compact", usage: COMPACT_USAGE, reads: ["DATA_DIR", "IDEMPOTENCY_MAX_KEYS"] },
+  {
+    name: "migrate",
+    usage: MIGRATE_USAGE,
+    reads: ["DATA_DIR", "DATABASE_URL", "IDEMPOTENCY_MAX_KEYS", "SEGMENT_MAX_BYTES"],
+  },
 ];
 
 for (const command of COMMANDS) {

@@ -7,7 +7,12 @@ import type {
 } from "../event_store.ts";
 import type { CustomerEvent } from "../../domain/events.ts";
 import { CommitWaiters } from "../commit_waiters.ts";
-import { StoreClosedError, StoreError, StoreUnavailableError } from "../store_errors.ts";
+import {
+  LogTruncatedError,
+  StoreClosedError,
+  StoreError,
+  StoreUnavailableError,
+} from "../store_errors.ts";
 import { commitGroup } from "./append_group.ts";
 import type { QueuedAppend } from "./queued_append.ts";
 import { HeadWatch } from "./head_watch.ts";
@@ -27,8 +32,10 @@ interface EventRow {
   data: string | null;
 }
 
-const SELECT_EVENTS = `SELECT seq, type, customer_id, version, time, actor, request_id,
-  idempotency_key, request_hash, data FROM events WHERE seq > $1 AND seq <= $3 ORDER BY seq LIMIT $2`;
+/** The page, with the first seq the log still holds (retention) read in the same snapshot. */
+const SELECT_EVENTS = `SELECT s.first_seq, e.* FROM log_start s LEFT JOIN LATERAL (
+  SELECT seq, type, customer_id, version, time, actor, request_id, idempotency_key, request_hash,
+    data FROM events WHERE seq > $1 AND seq <= $3 ORDER BY seq LIMIT $2) e ON true`;
 
 function replayed(row: EventRow): ReplayedEvent {
   const event = {
@@ -149,16 +156,15 @@ export class PostgresEventStore implements EventStore {
 
   /** Up to `limit` committed events after `afterSeq`, none past lastSeq at the call. */
   async readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]> {
+    let rows: (Omit<EventRow, "seq"> & { seq: string | null; first_seq: string })[];
     try {
-      const { rows } = await this.#pool.query<EventRow>(SELECT_EVENTS, [
-        afterSeq,
-        limit,
-        this.#lastSeq,
-      ]);
-      return rows.map(replayed);
+      ({ rows } = await this.#pool.query(SELECT_EVENTS, [afterSeq, limit, this.#lastSeq]));
     } catch (error) {
       throw new StoreUnavailableError(error);
     }
+    const firstSeq = Number(rows[0].first_seq);
+    if (afterSeq < firstSeq - 1) throw new LogTruncatedError(afterSeq, firstSeq);
+    return rows[0].seq === null ? [] : rows.map((row) => replayed(row as EventRow));
   }
 
   /** Resolves once an event after `afterSeq` is committed by any replica. */

@@ -1,60 +1,129 @@
 import type { SnapshotSource } from "../snapshot_source.ts";
 import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
 import type { PostgresEventStore } from "./postgres_event_store.ts";
+import { loadSnapshot, writeSnapshot } from "./pg_snapshots.ts";
+import { dropExpired, eraseDeleted } from "./pg_retention.ts";
+
+/** When the PostgreSQL store snapshots and drops expired events. */
+export interface PostgresMaintenanceOptions {
+  /** Snapshot once this many events were applied since the last snapshot (default 100,000). */
+  snapshotEvery?: number;
+  /** EVENT_RETENTION: events older than this go once a snapshot covers them (default: kept). */
+  retentionMs?: number;
+  /** Compact at least this often while writes go on (default 1 h), so retention runs. */
+  compactEveryMs?: number;
+  /** Milliseconds since the epoch. */
+  clock?: () => number;
+  /** Told how each background compaction ended: undefined when it succeeded, else the error. */
+  onOutcome?: (error: unknown) => void;
+}
 
 /**
- * Erasure on PostgreSQL, for every replica at once: the earlier events of a deleted customer (up to
- * the seq this replica has applied) and its idempotency keys are deleted; its delete stays.
+ * Recovery, erasure, snapshots and retention of the PostgreSQL store. Startup loads the newest
+ * snapshot and replays the events after it. A delete erases at once (pg_retention.ts); a
+ * compaction (every `snapshotEvery` events, hourly while writes go on, after a startup that
+ * replayed events, at shutdown) also writes a snapshot and deletes expired events.
  */
-const ERASE = `WITH gone AS (
-    DELETE FROM events e WHERE e.seq <= $1 AND e.type <> 'customer.deleted' AND EXISTS (
-      SELECT 1 FROM events d
-      WHERE d.customer_id = e.customer_id AND d.type = 'customer.deleted' AND d.seq <= $1)
-    RETURNING e.seq)
-  DELETE FROM idempotency_keys k USING gone WHERE k.seq = gone.seq`;
-
-/** Recovery (a full replay from the database) and erasure of the PostgreSQL store. */
 export class PostgresMaintenance implements StoreMaintenance {
   #store: PostgresEventStore;
   #source: SnapshotSource;
+  #options: Required<Omit<PostgresMaintenanceOptions, "onOutcome">> & PostgresMaintenanceOptions;
+  #snapshotSeq = 0;
   #compactedSeq = 0;
+  /** Deletes up to this seq are erased (0 after a start: the first erasure covers the whole log). */
+  #erasedSeq = 0;
+  #compactedAt: number;
   #running: Promise<void> | undefined;
+  #eraseAgain = false;
 
-  constructor(store: PostgresEventStore, source: SnapshotSource) {
+  constructor(
+    store: PostgresEventStore,
+    source: SnapshotSource,
+    options: PostgresMaintenanceOptions = {},
+  ) {
     this.#store = store;
     this.#source = source;
+    this.#options = {
+      snapshotEvery: 100_000,
+      retentionMs: Number.POSITIVE_INFINITY,
+      compactEveryMs: 3_600_000,
+      clock: Date.now,
+      ...options,
+    };
+    this.#compactedAt = this.#options.clock();
   }
 
-  /** Replays the whole log into the source. */
+  /** Loads the newest snapshot, then replays the events after it. */
   async recover(): Promise<RecoveryReport> {
-    const eventsReplayed = await this.#source.replay(0);
-    return { snapshotSeq: 0, snapshotRecords: 0, eventsReplayed };
+    const snapshot = await loadSnapshot(this.#store.pool, this.#source);
+    this.#snapshotSeq = snapshot.seq;
+    const eventsReplayed = await this.#source.replay(snapshot.seq);
+    return { snapshotSeq: snapshot.seq, snapshotRecords: snapshot.records, eventsReplayed };
   }
 
-  /** A delete starts an erasure in the background. */
+  /** A delete erases in the background; enough events or time since the last one compact. */
   noteCommit(event: { type: string }): void {
-    if (event.type === "customer.deleted") this.startCompaction();
+    const due = this.#source.appliedSeq - this.#snapshotSeq >= this.#options.snapshotEvery ||
+      this.#options.clock() - this.#compactedAt >= this.#options.compactEveryMs;
+    if (due) this.startCompaction();
+    // During a compaction, the delete is erased right after it (the compaction may have read less).
+    if (event.type === "customer.deleted") this.#startErasure();
   }
 
-  /** Erases in the background unless an erasure is running; failures retry at the next delete. */
+  /** Compacts in the background unless one is running; failures are reported, never thrown. */
   startCompaction(): void {
-    this.#running ??= this.compact().catch(() => {}).finally(() => (this.#running = undefined));
+    this.#running ??= this.#background(() => this.compact());
   }
 
-  /** Deletes the earlier events of every customer deleted up to the applied seq. */
+  #startErasure(): void {
+    if (this.#running !== undefined) {
+      this.#eraseAgain = true; // The delete may be after what the running one erases.
+      return;
+    }
+    this.#running = this.#background(async () => {
+      do {
+        this.#eraseAgain = false;
+        await this.#erase();
+      } while (this.#eraseAgain);
+    });
+  }
+
+  #background(work: () => Promise<void>): Promise<void> {
+    return work()
+      .then(() => this.#options.onOutcome?.(undefined), (error) => this.#options.onOutcome?.(error))
+      .finally(() => {
+        this.#running = undefined;
+        if (this.#eraseAgain) this.#startErasure();
+      });
+  }
+
+  /** Erases deleted customers, writes a snapshot of the applied state, drops expired events. */
   async compact(): Promise<void> {
     const seq = this.#source.appliedSeq;
-    await this.#store.pool.query(ERASE, [seq]);
+    this.#compactedAt = this.#options.clock();
+    await this.#erase();
+    await writeSnapshot(this.#store.pool, this.#source);
+    this.#snapshotSeq = seq;
+    if (Number.isFinite(this.#options.retentionMs)) {
+      await dropExpired(this.#store.pool, this.#options.retentionMs, this.#options.clock());
+    }
     this.#compactedSeq = seq;
   }
 
-  /** Erases when something was applied since the last erasure. */
+  async #erase(): Promise<void> {
+    const seq = this.#source.appliedSeq;
+    await eraseDeleted(this.#store.pool, this.#erasedSeq, seq);
+    this.#erasedSeq = seq;
+  }
+
+  /** Compacts when something was applied since the last compaction (a clean shutdown calls this). */
   async compactIfChanged(): Promise<void> {
     if (this.#source.appliedSeq !== this.#compactedSeq) await this.compact();
   }
 
-  /** Waits for a running erasure. */
+  /** Waits for a running erasure or compaction. */
   async settle(): Promise<void> {
+    this.#eraseAgain = false;
     await this.#running;
   }
 }

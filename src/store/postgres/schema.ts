@@ -41,6 +41,23 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (actor, key)
   );
   `,
+  `
+  -- Snapshots of the service's state (opaque records, as the JSONL store's snapshot files hold):
+  -- a replica starts from the newest and replays only the events after its seq. The two newest
+  -- are kept; erasure deletes the records of deleted customers from both.
+  CREATE TABLE snapshots (seq bigint PRIMARY KEY, taken_at timestamptz NOT NULL DEFAULT now());
+  CREATE TABLE snapshot_records (
+    snapshot_seq bigint NOT NULL REFERENCES snapshots ON DELETE CASCADE,
+    n integer NOT NULL,
+    customer_id text NOT NULL,
+    record text NOT NULL,
+    PRIMARY KEY (snapshot_seq, n)
+  );
+  CREATE INDEX snapshot_records_customer ON snapshot_records (customer_id);
+  -- One row: the first seq the log still holds (retention deletes a prefix of the log).
+  CREATE TABLE log_start (id boolean PRIMARY KEY DEFAULT true CHECK (id), first_seq bigint NOT NULL);
+  INSERT INTO log_start (first_seq) VALUES (1);
+  `,
 ];
 
 /** The schema version this code needs. */

@@ -1,0 +1,67 @@
+/**
+ * What `deno task migrate` compares between the source and the copy: counts, seqs, and SHA-256
+ * digests over every event in seq order (all its fields, data as stored), over the state (the
+ * snapshot records, sorted) and over the webhook endpoints and their deliveries logs.
+ */
+import { createHash } from "node:crypto";
+import { eventPages, firstSeqOf, type MigrationLog } from "./migration_log.ts";
+
+/** One side's summary; two logs are copies of each other when every field is equal. */
+export interface LogDigest {
+  head: number;
+  firstSeq: number;
+  events: number;
+  lastEventSeq: number;
+  eventsSha256: string;
+  customers: number;
+  stateRecords: number;
+  stateSha256: string;
+  webhooks: number;
+  webhooksSha256: string;
+}
+
+/** Reads the whole log up to its head and digests it. */
+export async function digestOf(log: MigrationLog): Promise<LogDigest> {
+  const firstSeq = await firstSeqOf(log.store);
+  const events = createHash("sha256");
+  let count = 0;
+  let lastEventSeq = 0;
+  for await (const page of eventPages(log.store, firstSeq, log.head)) {
+    for (const e of page) {
+      const key = e.idempotency_key ?? null;
+      const envelope = [e.seq, e.type, e.id, e.version, e.time, e.actor, e.request_id, key];
+      envelope.push(e.request_hash ?? null);
+      events.update(`${JSON.stringify(envelope)}\n${e.dataJson}\n`);
+    }
+    count += page.length;
+    lastEventSeq = page[page.length - 1].seq;
+  }
+  const records = [...log.service.records()].sort();
+  const state = createHash("sha256");
+  for (const record of records) state.update(`${record}\n`);
+  const endpoints = log.webhooks?.list() ?? [];
+  const webhooks = createHash("sha256");
+  for (const endpoint of endpoints) {
+    webhooks.update(`${JSON.stringify(endpoint)}\n`);
+    webhooks.update(`${JSON.stringify(log.webhooks!.attempts(endpoint.id))}\n`);
+  }
+  return {
+    head: log.head,
+    firstSeq,
+    events: count,
+    lastEventSeq,
+    eventsSha256: events.digest("hex"),
+    customers: log.projection.size,
+    stateRecords: records.length,
+    stateSha256: state.digest("hex"),
+    webhooks: endpoints.length,
+    webhooksSha256: webhooks.digest("hex"),
+  };
+}
+
+/** The fields where two digests differ, as "name: source → copy". */
+export function differences(source: LogDigest, copy: LogDigest): string[] {
+  return (Object.keys(source) as (keyof LogDigest)[])
+    .filter((key) => source[key] !== copy[key])
+    .map((key) => `${key}: ${source[key]} → ${copy[key]}`);
+}
