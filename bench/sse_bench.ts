@@ -80,6 +80,8 @@ export async function runSseBench(options: SseBenchOptions = {}): Promise<void> 
     idle.push(
       await withServer(async (url, cpu) => {
         const clients = await openStreams(url, token, 1000, "&type=customer.deleted");
+        // Let every stream finish its first read and settle at the head: idle from then on.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
         const result = await measured(cpu, () => closedLoop(url, token, seconds));
         await clients.finish();
         return result;
