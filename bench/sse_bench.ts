@@ -5,6 +5,7 @@
  * alternating rounds. The streams live in a client process of their own (bench/sse_clients.ts).
  */
 import { mintToken } from "./service_token.ts";
+import { cpuSeconds, openStreams } from "./sse_client_process.ts";
 import { SECRET, spawnServer } from "./server_process.ts";
 
 /** What the SSE benchmark may be told. */
@@ -79,6 +80,8 @@ export async function runSseBench(options: SseBenchOptions = {}): Promise<void> 
     idle.push(
       await withServer(async (url, cpu) => {
         const clients = await openStreams(url, token, 1000, "&type=customer.deleted");
+        // Let every stream finish its first read and settle at the head: idle from then on.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
         const result = await measured(cpu, () => closedLoop(url, token, seconds));
         await clients.finish();
         return result;
@@ -118,14 +121,6 @@ async function measured(
   return { writes, cpu: await cpu() - before };
 }
 
-/** CPU seconds (user + system) the process has used, from /proc/<pid>/stat. */
-async function cpuSeconds(pid: number): Promise<number> {
-  const output = await new Deno.Command("cat", { args: [`/proc/${pid}/stat`] }).output();
-  // The fields after the command name (which may hold spaces) : utime is the 12th, stime the 13th.
-  const fields = new TextDecoder().decode(output.stdout).split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 async function withServer<T>(
   body: (url: string, cpu: () => Promise<number>) => Promise<T>,
 ): Promise<T> {
@@ -139,52 +134,6 @@ async function withServer<T>(
     await server.stop("SIGTERM");
     await Deno.remove(dataDir, { recursive: true });
   }
-}
-
-/** The stream client process, once every stream is open. */
-async function openStreams(url: string, token: string, streams: number, query: string) {
-  const head = await fetch(`${url}/api/events?limit=1`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  await head.body?.cancel();
-  const after = head.headers.get("log-seq")!;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      new URL("./sse_clients.ts", import.meta.url).pathname,
-      new URL(url).port,
-      token,
-      String(streams),
-      after,
-      query,
-    ],
-    stdin: "piped",
-    stdout: "piped",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).values();
-  let text = "";
-  const nextLine = async () => {
-    while (!text.includes("\n")) {
-      const { value, done } = await lines.next();
-      if (done) throw new Error("The stream client ended early");
-      text += value;
-    }
-    const at = text.indexOf("\n");
-    const line = text.slice(0, at);
-    text = text.slice(at + 1);
-    return line;
-  };
-  if (await nextLine() !== "open") throw new Error("The stream client could not open its streams");
-  return {
-    pid: child.pid,
-    finish: async (): Promise<{ latencies: number[]; ended: number }> => {
-      await child.stdin.close();
-      const result = JSON.parse(await nextLine());
-      await child.status;
-      return result;
-    },
-  };
 }
 
 let n = 0;
