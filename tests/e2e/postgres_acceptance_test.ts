@@ -97,7 +97,7 @@ async function auditFeed(set: ReplicaSet, ledger: WriteLedger, head: number): Pr
 
 /** Every replica lists the customers the feed leads to, emails unique, histories complete. */
 async function auditCustomers({ set, ledger, feed }: FinishedRun): Promise<void> {
-  assertRaces(ledger);
+  assertRaces(ledger, feed);
   assertIdempotentReplays(ledger);
   const expected = liveCustomers(feed);
   assertEmailsUnique(expected);
