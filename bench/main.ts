@@ -1,5 +1,5 @@
 /**
- * `deno task bench [--quick] [--only=http,scale,auth,startup,webhooks] [--events=N] [--runs=N]
+ * `deno task bench [--quick] [--only=http,scale,auth,startup,webhooks,postgres] [--events=N] [--runs=N]
  * [--cpu-prof=DIR] [--http-rounds=N] [--http-seconds=S] [--http-cpu-prof=DIR]
  * [--http-cpu-prof-workloads=get,list,post,put] [--scale]
  * [--scale-sizes=10000,100000,1000000] [--soak [--soak-minutes=N]]`: runs the benchmarks, the HTTP one first; `--quick` is a
@@ -10,6 +10,7 @@
 import { parseArgs } from "node:util";
 import { runAuthCacheBench } from "./auth_cache_bench.ts";
 import { runHttpBench } from "./http_bench.ts";
+import { runPostgresBench } from "./postgres_bench.ts";
 import { type Workload, WORKLOAD_TITLES } from "./http_workloads.ts";
 import { runScaleBench } from "./http_scale.ts";
 import { runStartupBench } from "./startup_bench.ts";
@@ -40,7 +41,7 @@ if (values.soak) {
   Deno.exit(0);
 }
 
-const BENCHES = ["http", "scale", "auth", "startup", "webhooks"];
+const BENCHES = ["http", "scale", "auth", "startup", "webhooks", "postgres"];
 const only = values.only?.split(",") ?? BENCHES.filter((name) => name !== "scale" || values.scale);
 for (const name of only) {
   if (!BENCHES.includes(name)) throw new Error(`--only "${name}" must be one of ${BENCHES}`);
@@ -79,3 +80,4 @@ if (only.includes("startup")) {
   });
 }
 if (only.includes("webhooks")) await runWebhookBench({ quick: values.quick });
+if (only.includes("postgres")) await runPostgresBench({ quick: values.quick });
