@@ -33,7 +33,7 @@ export async function commitEach(client: PgClient, group: QueuedAppend[]): Promi
     }
     if (last > first) {
       await client.query(
-        `UPDATE log_head SET seq = $1 RETURNING pg_notify('${LOG_CHANNEL}', seq::text)`,
+        `UPDATE log_head SET seq = $1 RETURNING pg_notify('${LOG_CHANNEL}', '')`,
         [last],
       );
     }

@@ -18,7 +18,7 @@ const WRITE_GROUP = `WITH
     ON CONFLICT (customer_id) DO UPDATE SET email = excluded.email),
   k AS (INSERT INTO idempotency_keys (actor, key, seq)
     SELECT * FROM unnest($16::text[], $17::text[], $18::bigint[]))
-  UPDATE log_head SET seq = $19 RETURNING pg_notify('${LOG_CHANNEL}', seq::text)`;
+  UPDATE log_head SET seq = $19 RETURNING pg_notify('${LOG_CHANNEL}', '')`;
 
 /**
  * Commits the group in three round trips: begin and lock the head, check every invariant at once

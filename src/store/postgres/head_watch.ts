@@ -1,5 +1,5 @@
 /**
- * Follows the log head of other replicas: LISTEN tells it each commit's head, and a poll covers the
+ * Follows the log head of other replicas: LISTEN wakes it on every commit, and a poll covers the
  * notifications lost while the listening connection was down (it reconnects with backoff).
  */
 import { connectClient, type PgClient, type PgPool } from "./pg_connection.ts";
@@ -67,12 +67,7 @@ export class HeadWatch {
       };
       client.on("error", lost);
       client.on("end", lost);
-      // The payload is the committed head: no query needed (an empty one: read it).
-      client.on("notification", (message: { payload?: string }) => {
-        const seq = Number(message.payload || Number.NaN);
-        if (!Number.isSafeInteger(seq) || this.#stopped) return this.check();
-        this.#onHead(seq);
-      });
+      client.on("notification", () => this.check());
       await client.query(`LISTEN ${LOG_CHANNEL}`);
       this.#listener = client;
       if (this.#stopped) await client.end();

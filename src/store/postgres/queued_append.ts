@@ -10,10 +10,7 @@ export interface QueuedAppend {
   error?: unknown;
 }
 
-/**
- * The channel NOTIFY wakes followers on; the payload is the new head's seq (notifications arrive
- * after the commit, in commit order). An empty payload (older replicas) makes them read log_head.
- */
+/** The channel NOTIFY wakes followers on; the payload is unused (they read log_head). */
 export const LOG_CHANNEL = "customer_api_log";
 
 /** Inserts a batch of events from ten parallel arrays, one per column. */
