@@ -10,7 +10,10 @@ export interface QueuedAppend {
   error?: unknown;
 }
 
-/** The channel NOTIFY wakes followers on; the payload is unused (they read log_head). */
+/**
+ * The channel NOTIFY wakes followers on. They read log_head rather than trust a payload: channels
+ * are per database, not per schema, so a notification may come from another schema's log.
+ */
 export const LOG_CHANNEL = "customer_api_log";
 
 /** Inserts a batch of events from ten parallel arrays, one per column. */
