@@ -54,7 +54,7 @@ export async function runPgbench(
         // repeat(): pgbench would read the JSON's colons as its own variables.
         `repeat('x', ${DATA.length}));\n`,
     );
-    const { code, stdout, stderr } = await new Deno.Command("pgbench", {
+    const command = new Deno.Command("pgbench", {
       args: [
         "--no-vacuum",
         `--host=${target.host}`,
@@ -69,7 +69,13 @@ export async function runPgbench(
       ],
       stdout: "piped",
       stderr: "piped",
-    }).output();
+    });
+    const { code, stdout, stderr } = await command.output().catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      throw new Error(
+        "The PostgreSQL benchmark needs pgbench (Debian: apt-get install postgresql)",
+      );
+    });
     const text = new TextDecoder().decode(stdout);
     const tps = /^tps = ([\d.]+) \(without initial connection time\)/m.exec(text);
     if (code !== 0 || tps === null) {
