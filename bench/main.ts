@@ -1,5 +1,5 @@
 /**
- * `deno task bench [--quick] [--only=http,scale,auth,startup,webhooks,feed,pgstartup] [--events=N] [--runs=N]
+ * `deno task bench [--quick] [--only=http,scale,auth,startup,webhooks,feed,postgres,pgstartup] [--events=N] [--runs=N]
  * [--cpu-prof=DIR] [--http-rounds=N] [--http-seconds=S] [--http-cpu-prof=DIR]
  * [--http-cpu-prof-workloads=get,list,post,put] [--scale]
  * [--scale-sizes=10000,100000,1000000] [--webhooks-rounds=N] [--webhooks-cpu-prof=DIR]
@@ -11,6 +11,7 @@
 import { parseArgs } from "node:util";
 import { runAuthCacheBench } from "./auth_cache_bench.ts";
 import { runHttpBench } from "./http_bench.ts";
+import { runPostgresBench } from "./postgres_bench.ts";
 import { type Workload, WORKLOAD_TITLES } from "./http_workloads.ts";
 import { runScaleBench } from "./http_scale.ts";
 import { runStartupBench } from "./startup_bench.ts";
@@ -45,7 +46,7 @@ if (values.soak) {
   Deno.exit(0);
 }
 
-const BENCHES = ["http", "scale", "auth", "startup", "webhooks", "feed", "pgstartup"];
+const BENCHES = ["http", "scale", "auth", "startup", "webhooks", "feed", "postgres", "pgstartup"];
 /** Asked for by name only: scale (long) and pgstartup (needs PostgreSQL, BENCH_DATABASE_URL). */
 const only = values.only?.split(",") ??
   BENCHES.filter((name) => name !== "pgstartup" && (name !== "scale" || values.scale));
@@ -93,6 +94,7 @@ if (only.includes("webhooks")) {
   });
 }
 if (only.includes("feed")) await runFeedBench({ quick: values.quick });
+if (only.includes("postgres")) await runPostgresBench({ quick: values.quick });
 if (only.includes("pgstartup")) {
   await runPostgresStartupBench({
     events: number(values.events) ?? (values.quick ? 10_000 : 100_000),

@@ -110,13 +110,20 @@ async function main(): Promise<void> {
   const logRequests = config.logLevel === "debug" || config.logLevel === "info";
   // Stream tokens are keyed from the shared secret when there is one, so replicas agree.
   const streamTokens = new StreamTokens(key instanceof Uint8Array ? key : undefined);
+  // On PostgreSQL the feed index is built after the replay (feed_index.ts says why).
+  const replayed = Promise.withResolvers<void>();
   const feed = feedModule({
     store,
-    onCommit: (listener) => service.addCommitListener(listener),
+    // Every event applied, this replica's own and (on PostgreSQL) the other replicas'.
+    onCommit: (listener) => {
+      service.addCommitListener(listener);
+      service.addFollowListener(listener);
+    },
     isLive: (id) => service.isLive(id),
     tokens: streamTokens,
     retentionMs: config.eventRetentionMs,
     maxStreams: config.maxStreams,
+    replayed: shared === undefined ? undefined : replayed.promise,
   });
   // Webhook endpoints are kept in DATA_DIR; the PostgreSQL store does not hold them yet.
   const webhookParts = shared === undefined
@@ -216,6 +223,7 @@ async function main(): Promise<void> {
     Promise.reject(replayFailure(error, config.dataDir))
   );
   const ms = Math.round(performance.now() - started);
+  replayed.resolve();
   log.info("replay done", {
     snapshot_seq: recovery.snapshotSeq,
     snapshot_records: recovery.snapshotRecords,

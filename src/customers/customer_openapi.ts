@@ -42,7 +42,7 @@ export const CUSTOMER_API: ApiDescription = {
           "`Link` header does).",
         tag: "customers",
         scope: READ_SCOPE,
-        parameters: ["limit", "cursor", "email", "q"].map(param),
+        parameters: ["limit", "cursor", "email", "q", "Min-Log-Seq"].map(param),
         ok: {
           "200": {
             description: "One page of customers.",
@@ -88,12 +88,12 @@ export const CUSTOMER_API: ApiDescription = {
         description: "Reads one live customer. `If-None-Match` with its ETag answers 304.",
         tag: "customers",
         scope: READ_SCOPE,
-        parameters: [param("If-None-Match")],
+        parameters: [param("If-None-Match"), param("Min-Log-Seq")],
         ok: {
           ...customerOk("The customer."),
           "304": { description: "Not modified.", headers: headersOf(["ETag"]) },
         },
-        problems: ["not-found"],
+        problems: ["bad-request", "not-found"],
       })),
       put: operation({
         operationId: "replaceCustomer",

@@ -9,7 +9,7 @@ import {
 } from "../domain/errors.ts";
 import type { CustomerCommand } from "../domain/commands.ts";
 import type { CustomerEvent } from "../domain/events.ts";
-import type { EventMeta, EventStore, StoredEvent } from "../store/event_store.ts";
+import type { EventMeta, EventStore, ReplayedEvent, StoredEvent } from "../store/event_store.ts";
 import type { SnapshotSource } from "../store/snapshot_source.ts";
 import {
   EmailInUseError,
@@ -50,6 +50,9 @@ export interface CustomerServiceDeps {
 /** Called after each write is durable and applied (metrics and the compaction policy listen). */
 export type CommitListener = (event: StoredEvent) => void;
 
+/** Told of an event another writer of a shared store committed, after it is applied here. */
+export type FollowListener = (event: ReplayedEvent) => void;
+
 /** One snapshot line of a remembered idempotency key (a customer's line is its JSON text). */
 type IdempotencyRecord = { kind: "idempotency" } & IdempotencyEntry;
 
@@ -80,6 +83,7 @@ export class CustomerService implements SnapshotSource {
   #context: DecideContext;
   #appliedSeq = 0;
   #commitListeners: CommitListener[] = [];
+  #followListeners: FollowListener[] = [];
   #catchingUp: Promise<void> | undefined;
 
   constructor(deps: CustomerServiceDeps) {
@@ -99,6 +103,11 @@ export class CustomerService implements SnapshotSource {
   /** Adds a listener called after each write is durable and applied, in registration order. */
   addCommitListener(listener: CommitListener): void {
     this.#commitListeners.push(listener);
+  }
+
+  /** Adds a listener called for each event another replica wrote, once applied here, in seq order. */
+  addFollowListener(listener: FollowListener): void {
+    this.#followListeners.push(listener);
   }
 
   /**
@@ -253,7 +262,11 @@ export class CustomerService implements SnapshotSource {
       const events = await this.#store.readFrom(this.#appliedSeq, 1000);
       // Nothing left but seqs that erasure removed: the state is at the head.
       if (events.length === 0) this.#appliedSeq = Math.max(this.#appliedSeq, head);
-      for (const event of events) this.#apply(event, event.dataJson);
+      for (const event of events) {
+        if (event.seq <= this.#appliedSeq) continue;
+        this.#apply(event, event.dataJson);
+        for (const listener of this.#followListeners) listener(event);
+      }
     }
   }
 

@@ -26,9 +26,13 @@ export class FeedIndex {
   /** Resolves once the index covers the log as it was when built. */
   readonly ready: Promise<void>;
 
-  constructor(store: EventStore) {
+  /**
+   * `after`: when to start the build. On a shared store the replay applies other replicas' commits
+   * without telling listeners, so the build must read the log past the replay's end.
+   */
+  constructor(store: EventStore, after: Promise<void> = Promise.resolve()) {
     this.#store = store;
-    this.ready = this.#build();
+    this.ready = after.then(() => this.#build());
   }
 
   /** The newest seq the index covers. */

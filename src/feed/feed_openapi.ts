@@ -86,7 +86,7 @@ export const FEED_API: ApiDescription = {
         tag: "events",
         scope: READ_SCOPE,
         parameters: ["feed_after", "limit", "type", "customer_id", "wait", "access_token"]
-          .map(param).concat(param("Last-Event-ID")),
+          .map(param).concat(param("Last-Event-ID"), param("Min-Log-Seq")),
         ok: {
           "200": {
             description: "A page of events, or (`text/event-stream`) an event stream.",
@@ -124,7 +124,7 @@ export const FEED_API: ApiDescription = {
         description: "The live customer's events, oldest first, paged by version.",
         tag: "events",
         scope: READ_SCOPE,
-        parameters: ["version_after", "limit"].map(param),
+        parameters: ["version_after", "limit", "Min-Log-Seq"].map(param),
         ok: {
           "200": {
             description: "A page of the customer's events.",
@@ -142,6 +142,7 @@ export const FEED_API: ApiDescription = {
         description: "404 for a version that never existed, 410 past retention.",
         tag: "events",
         scope: READ_SCOPE,
+        parameters: [param("Min-Log-Seq")],
         ok: {
           "200": {
             description: "The customer at that version.",
@@ -149,7 +150,7 @@ export const FEED_API: ApiDescription = {
             content: { "application/json": { schema: customer } },
           },
         },
-        problems: ["not-found", "version-expired"],
+        problems: ["bad-request", "not-found", "version-expired"],
       })),
     },
   },

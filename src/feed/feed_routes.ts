@@ -24,6 +24,8 @@ export interface FeedModuleDeps {
   /** For tests: a shorter heartbeat. */
   heartbeatMs?: number;
   clock?: () => number;
+  /** Resolves once the startup replay is done; the index is built after it (default: at once). */
+  replayed?: Promise<void>;
 }
 
 /** The feed module and its stop: closes streams and ends long polls (at shutdown). */
@@ -42,7 +44,7 @@ const read = (handler: Handler) => ({ scope: READ_SCOPE, handler });
 
 /** The change feed, its event stream, stream tokens and customer history (contract §8, §9). */
 export function feedModule(deps: FeedModuleDeps): FeedModule {
-  const index = new FeedIndex(deps.store);
+  const index = new FeedIndex(deps.store, deps.replayed);
   deps.onCommit((event) => index.add(event));
   const recent = new RecentEvents(deps.store);
   const reader = new FeedReader(deps.store, index, deps.retentionMs, deps.clock, recent);

@@ -1,6 +1,7 @@
 import { LIMITS } from "../domain/validation.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../customers/list_query.ts";
 import { ULID_PATTERN } from "../domain/customer.ts";
+import { MIN_LOG_SEQ_WAIT_MS } from "../http/replica_gate.ts";
 
 const EMPTY_FILTER = "Empty (`?email=&q=`, as an HTML form sends an empty field) or absent " +
   "means no filter; a value whose percent-encoding is not UTF-8 answers 400.";
@@ -72,5 +73,16 @@ export const PARAMETERS: Record<string, unknown> = {
     required: false,
     description: "1 to 255 printable ASCII characters, scoped to the token's `sub`; kept 24 h.",
     schema: { type: "string", pattern: "^[ -~]{1,255}$" },
+  },
+  "Min-Log-Seq": {
+    name: "Min-Log-Seq",
+    in: "header",
+    required: false,
+    description: "With replicas on PostgreSQL: the `Log-Seq` of an earlier answer (from any " +
+      "replica). This replica waits until it has applied that seq, up to " +
+      `${MIN_LOG_SEQ_WAIT_MS / 1000} s, and otherwise answers 503 \`replica-behind\` with ` +
+      "`Retry-After`; anything but a whole number answers 400. A single server has applied " +
+      "every seq it ever answered.",
+    schema: { type: "string", pattern: "^[0-9]{1,15}$" },
   },
 };

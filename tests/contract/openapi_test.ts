@@ -254,6 +254,25 @@ Deno.test("every parameter and header states required; each filter, what empty m
   assert.equal(DOC.components.parameters.email.schema.maxLength, LIMITS.emailMax);
 });
 
+Deno.test("every GET and HEAD of customers, the feed and history takes Min-Log-Seq and lists its 400 and 503", () => {
+  const ref = { $ref: "#/components/parameters/Min-Log-Seq" };
+  const reads = Object.entries(DOC.paths as Record<string, Json>)
+    .filter(([path]) => path.startsWith("/api/customers") || path === "/api/events")
+    .flatMap(([path, item]) =>
+      ["get", "head"].map((method) => [`${method} ${path}`, item[method]])
+    );
+  assert.ok(reads.length >= 8, `found ${reads.length} read operations`);
+  for (const [name, operation] of reads as [string, Json][]) {
+    assert.ok(operation.parameters.some((p: Json) => p.$ref === ref.$ref), `${name} takes it`);
+    assert.ok(operation.responses["400"], `${name} lists 400 for a malformed value`);
+    const busy = JSON.stringify(operation.responses["503"]?.content ?? {});
+    if (!name.startsWith("head")) {
+      assert.match(busy, /replica-behind/, `${name} lists replica-behind`);
+    }
+  }
+  assert.match(DOC.components.parameters["Min-Log-Seq"].schema.pattern, /\^\[0-9\]/);
+});
+
 Deno.test("no pattern in the document uses a lookahead or lookbehind", () => {
   const patterns = JSON.stringify(DOC).match(/"pattern":"(?:[^"\\]|\\.)*"/g) ?? [];
   assert.ok(patterns.length > 10, `found only ${patterns.length} patterns`);

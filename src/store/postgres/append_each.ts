@@ -32,8 +32,10 @@ export async function commitEach(client: PgClient, group: QueuedAppend[]): Promi
       }
     }
     if (last > first) {
-      await client.query("UPDATE log_head SET seq = $1", [last]);
-      await client.query(`NOTIFY ${LOG_CHANNEL}`);
+      await client.query(
+        `UPDATE log_head SET seq = $1 RETURNING pg_notify('${LOG_CHANNEL}', '')`,
+        [last],
+      );
     }
     await client.query("COMMIT");
     return last;

@@ -6,6 +6,7 @@ import type { NewEvent, StoredEvent } from "../event_store.ts";
 import type { PgClient } from "./pg_connection.ts";
 import { checkGroup } from "./group_checks.ts";
 import { commitEach } from "./append_each.ts";
+import { inlineParameters, type SqlValue } from "./sql_literals.ts";
 import { begin, INSERT_EVENTS, LOG_CHANNEL, type QueuedAppend } from "./queued_append.ts";
 
 const WRITE_GROUP = `WITH
@@ -20,8 +21,8 @@ const WRITE_GROUP = `WITH
   UPDATE log_head SET seq = $19 RETURNING pg_notify('${LOG_CHANNEL}', '')`;
 
 /**
- * Commits the group in four round trips: lock the head, check every invariant at once
- * (group_checks.ts), write every accepted append in one statement, commit. Should the database
+ * Commits the group in three round trips: begin and lock the head, check every invariant at once
+ * (group_checks.ts), write every accepted append in one statement and commit. Should the database
  * still refuse the write (an email passed between customers inside the group), the group is
  * retried append by append in savepoints. Fills each append's `stored` or `error`; returns the head.
  */
@@ -39,11 +40,12 @@ export async function commitGroup(client: PgClient, group: QueuedAppend[]): Prom
       })) as StoredEvent[];
       stored.push(...item.stored);
     }
-    if (stored.length > 0) {
-      const events = group.flatMap((item) => item.stored === undefined ? [] : item.events);
-      await client.query(WRITE_GROUP, writeParameters(events, stored, last));
-    }
-    await client.query("COMMIT");
+    // The write and the COMMIT in one round trip: the head stays locked one round trip less.
+    const events = group.flatMap((item) => item.stored === undefined ? [] : item.events);
+    const write = stored.length === 0
+      ? ""
+      : `${inlineParameters(WRITE_GROUP, writeParameters(events, stored, last))}; `;
+    await client.query(`${write}COMMIT`);
     return last;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
@@ -53,8 +55,12 @@ export async function commitGroup(client: PgClient, group: QueuedAppend[]): Prom
   }
 }
 
-function writeParameters(events: NewEvent[], stored: StoredEvent[], last: number): unknown[] {
-  const column = (pick: (e: NewEvent) => unknown) => events.map(pick);
+function writeParameters(
+  events: NewEvent[],
+  stored: StoredEvent[],
+  last: number,
+): SqlValue[] {
+  const column = (pick: (e: NewEvent) => string | number | null) => events.map(pick);
   // The last event of each customer decides its stream version and email.
   const latest = [...new Map(events.map((event) => [event.id, event])).values()];
   const live = latest.filter((e) => e.data !== null);
@@ -78,7 +84,7 @@ function writeParameters(events: NewEvent[], stored: StoredEvent[], last: number
     live.map((e) => e.id),
     live.map((e) => e.data!.email),
     keyed.map((e) => e.actor),
-    keyed.map((e) => e.idempotency_key),
+    keyed.map((e) => e.idempotency_key!),
     keyed.map((e) => e.seq),
     last,
   ];

@@ -10,7 +10,10 @@ export interface QueuedAppend {
   error?: unknown;
 }
 
-/** The channel NOTIFY wakes followers on; the payload is unused (they read log_head). */
+/**
+ * The channel NOTIFY wakes followers on. They read log_head rather than trust a payload: channels
+ * are per database, not per schema, so a notification may come from another schema's log.
+ */
 export const LOG_CHANNEL = "customer_api_log";
 
 /** Inserts a batch of events from ten parallel arrays, one per column. */
@@ -19,10 +22,14 @@ export const INSERT_EVENTS = `INSERT INTO events
   SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[],
     $7::text[], $8::text[], $9::text[], $10::text[])`;
 
-/** Begins the append transaction and locks the log head; resolves with the head's seq. */
+/**
+ * Begins the append transaction and locks the log head, in one round trip (two statements in one
+ * simple query); resolves with the head's seq.
+ */
 export async function begin(client: PgClient): Promise<number> {
-  await client.query("BEGIN");
   // The lock that orders commits: held until COMMIT, so seqs follow commit order.
-  const head = await client.query<{ seq: string }>("SELECT seq FROM log_head FOR UPDATE");
-  return Number(head.rows[0].seq);
+  const results = await client.query("BEGIN; SELECT seq FROM log_head FOR UPDATE") as unknown as {
+    rows: { seq: string }[];
+  }[];
+  return Number(results[1].rows[0].seq);
 }
