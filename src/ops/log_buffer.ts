@@ -1,3 +1,5 @@
+import { requestLine } from "./log.ts";
+
 const encoder = new TextEncoder();
 const NEWLINE = 10;
 const DOT = 46;
@@ -49,7 +51,10 @@ export class LogBuffer {
   ): void {
     const most = REQUEST_LINE_FIXED + requestId.length + method.length + route.length;
     if (this.#used + most > this.#bytes.length) this.flush();
-    if (most > this.#bytes.length) return; // only a method of kilobytes: not worth a line
+    // Only a method of kilobytes comes here: the line is built as a string instead.
+    if (most > this.#bytes.length) {
+      return this.text(requestLine(requestId, method, route, status, durationMs));
+    }
     this.#put(this.#stampOf(Date.now()));
     this.#ascii(requestId);
     this.#ascii('","method":"');

@@ -3,6 +3,14 @@ import type { CustomerState } from "../domain/decide.ts";
 import { customerFacts } from "./customer_facts.ts";
 import { nameOrEmailMatcher } from "./customer_search.ts";
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A string with the same text that shares no memory with the one given. */
+function ownCopy(text: string): string {
+  return decoder.decode(encoder.encode(text));
+}
+
 /** What a page of the list asks for. */
 export interface ListQuery {
   /** Only ids greater than this one. */
@@ -112,6 +120,23 @@ export class CustomerProjection implements CustomerState {
       if (record !== undefined) live.push(record);
     }
     return live;
+  }
+
+  /**
+   * Gives `count` live records from position `from` (in id order) JSON texts of their own, and
+   * returns the position to go on from, or -1 at the end. A replayed text is a slice of the 1 MiB
+   * chunk the log was read in: it keeps the whole chunk alive, and Deno sends such a body slower
+   * (a GET cost about a fifth more CPU). Records are replaced, not changed.
+   */
+  ownTexts(from: number, count: number): number {
+    const end = Math.min(from + count, this.#ids.length);
+    for (let i = from; i < end; i++) {
+      const record = this.#byId.get(this.#ids[i]);
+      if (record !== undefined) {
+        this.#byId.set(record.id, { ...record, json: ownCopy(record.json) });
+      }
+    }
+    return end < this.#ids.length ? end : -1;
   }
 
   /** A page of live customers in id order. */

@@ -66,3 +66,16 @@ Deno.test("nothing is written before a flush or the timer, and a flush writes ev
   buffer.flush();
   assert.equal(chunks.length, 1, "nothing left to write");
 });
+
+Deno.test("a request line longer than the buffer is still written whole, in order", () => {
+  const { buffer, written } = collecting();
+  const method = "X".repeat(3000);
+  buffer.request("before", "GET", "/healthz", 200, 1);
+  buffer.request("long", method, "unmatched", 405, 2.5);
+  buffer.request("after", "GET", "/healthz", 200, 3);
+  buffer.flush();
+  const lines = written().trimEnd().split("\n").map((line) => JSON.parse(line));
+  assert.deepEqual(lines.map((line) => line.request_id), ["before", "long", "after"]);
+  assert.equal(lines[1].method, method);
+  assert.equal(lines[1].duration_ms, 2.5);
+});
