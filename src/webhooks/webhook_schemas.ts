@@ -42,7 +42,8 @@ const webhook = {
     status: { type: "string", enum: ["active", "disabled"] },
     disabled_reason: {
       ...nullable("string"),
-      description: "`gone`, `failures: …`, `retention` or null.",
+      description: "`gone`, `failures: …`, `retention` or null. Enabling again resumes at " +
+        "`last_seq`; after `retention` (the log no longer holds what follows it) at the head.",
     },
     last_seq: { type: "integer", minimum: 0, description: "Events up to this seq are delivered." },
     created_at: { type: "string", format: "date-time" },
