@@ -29,7 +29,7 @@ import { customerModule } from "./customers/customer_routes.ts";
 import { JsonlEventStore } from "./store/jsonl/jsonl_store.ts";
 import type { EventStore } from "./store/event_store.ts";
 import type { ApiModule } from "./http/api_module.ts";
-import { feedModule } from "./feed/feed_routes.ts";
+import { type FeedModule, feedModule } from "./feed/feed_routes.ts";
 import { withLogSeq } from "./feed/log_seq.ts";
 import { acceptingStreamTokens, StreamTokens } from "./feed/stream_tokens.ts";
 import { JsonlWebhookStore } from "./store/jsonl/jsonl_webhook_store.ts";
@@ -37,7 +37,6 @@ import { webhookModule } from "./webhooks/webhook_routes.ts";
 import { WebhookService } from "./webhooks/webhook_service.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { ApiPressure } from "./ops/api_pressure.ts";
-import type { RecentEvents } from "./feed/recent_events.ts";
 import { Deliverer } from "./webhooks/delivery.ts";
 import { DestinationPolicy } from "./webhooks/destination.ts";
 import { PostgresEventStore } from "./store/postgres/postgres_event_store.ts";
@@ -128,7 +127,7 @@ async function main(): Promise<void> {
   });
   // Webhook endpoints are kept in DATA_DIR; the PostgreSQL store does not hold them yet.
   const webhookParts = shared === undefined
-    ? await webhooksWiring(config, store, feed.recent, metrics, log)
+    ? await webhooksWiring(config, store, feed, metrics, log)
     : undefined;
   const maintenance = new MaintenanceHealth();
   metrics.include(() => maintenance.render());
@@ -262,7 +261,7 @@ async function main(): Promise<void> {
 async function webhooksWiring(
   config: Config,
   store: EventStore,
-  recent: RecentEvents,
+  feed: Pick<FeedModule, "recent" | "oldestSeq">,
   metrics: Metrics,
   log: Logger,
 ): Promise<{ module: ApiModule; dispatcher: WebhookDispatcher; stop(): Promise<void> }> {
@@ -282,7 +281,8 @@ async function webhooksWiring(
   const pressure = new ApiPressure(() => metrics.requestTime);
   const dispatcher = new WebhookDispatcher({
     events: store,
-    tail: recent,
+    tail: feed.recent,
+    oldestSeq: () => feed.oldestSeq(),
     apiBusy: () => pressure.busy(),
     webhooks: webhookStore,
     deliverer: new Deliverer(webhookPolicy, config.webhookTimeoutMs),

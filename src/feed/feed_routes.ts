@@ -35,6 +35,8 @@ export interface FeedModule {
   streams: EventStreams;
   /** The newest events in memory, for other readers of the log (webhook delivery). */
   recent: RecentEvents;
+  /** The first seq still served: older events are past EVENT_RETENTION (the feed answers 410). */
+  oldestSeq(): number;
   /** Call after a compaction: events it erased must not be served from memory either. */
   erased(): void;
   stop(): void;
@@ -76,6 +78,7 @@ export function feedModule(deps: FeedModuleDeps): FeedModule {
     index,
     streams,
     recent,
+    oldestSeq: () => reader.oldestSeq(),
     erased: () => reader.forgetCached(),
     stop: () => {
       shutdown.abort();

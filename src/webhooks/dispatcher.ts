@@ -17,6 +17,11 @@ export interface DispatcherDeps {
   events: EventStore;
   /** Where events are read: the recent events shared with the feed, cleared by compaction. */
   tail: Pick<EventStore, "readFrom">;
+  /**
+   * The first seq still served (EVENT_RETENTION, as the feed says): an endpoint whose next event
+   * is older is disabled with reason `retention`, since compaction may drop such events any time.
+   */
+  oldestSeq?: () => number;
   webhooks: WebhookStore;
   deliverer: Deliverer;
   /** The pauses before each retry, in ms; after the last one fails the endpoint is disabled. */
@@ -124,10 +129,11 @@ export class WebhookDispatcher {
     while (!signal.aborted) {
       let events: ReplayedEvent[];
       try {
+        if (cursor < (this.deps.oldestSeq?.() ?? 0) - 1) throw new LogTruncatedError(cursor, 0);
         events = await this.deps.tail.readFrom(cursor, BATCH);
       } catch (error) {
         if (!(error instanceof LogTruncatedError)) throw error;
-        // Retention dropped events this endpoint never got: stop rather than skip them.
+        // Retention dropped (or may drop) events this endpoint never got: stop, not skip them.
         await this.deps.disable(id, "retention");
         return;
       }

@@ -115,6 +115,38 @@ Deno.test("an enabled endpoint that fell behind past retention is disabled with 
   }
 });
 
+Deno.test("an endpoint whose next events are past EVENT_RETENTION is disabled with reason retention, as the feed answers 410", async () => {
+  const dataDir = await makeDataDir();
+  const receiver = new Receiver();
+  try {
+    await using server = await startServer({
+      dataDir,
+      env: { WEBHOOK_ALLOW_PRIVATE: "1", EVENT_RETENTION: "1s" },
+    });
+    const api = new ApiClient(server.url, await makeToken({ scope: MANAGE }));
+    await api.create(newCustomer()); // so that the endpoint starts past seq 0 (the feed's "oldest")
+    const hook = await register(api, receiver.url());
+    await api.patch(`/api/webhooks/${hook.id}`, { json: { enabled: false } });
+    for (let i = 0; i < 3; i++) await api.create(newCustomer());
+    // Event times are whole seconds: past a 1 s retention for sure after 2.2 s.
+    await new Promise((resolve) => setTimeout(resolve, 2200));
+    assert.equal((await api.get(`/api/events?after=${hook.last_seq}`)).status, 410);
+
+    // No compaction ran (they are still on disk): compaction may drop them at any time.
+    await api.patch(`/api/webhooks/${hook.id}`, { json: { enabled: true } });
+    const disabled = await waitUntil(async () => {
+      const res = await api.get(`/api/webhooks/${hook.id}`);
+      return res.body.status === "disabled" ? res.body : undefined;
+    });
+    assert.equal(disabled.disabled_reason, "retention");
+    assert.equal(disabled.last_seq, hook.last_seq);
+    assert.equal(receiver.received.length, 0);
+  } finally {
+    await receiver.close();
+    await removeDir(dataDir);
+  }
+});
+
 /** The first seq the log's oldest segment holds (segments are named by it). */
 async function firstSegmentSeq(dataDir: string): Promise<number> {
   const names: string[] = [];
