@@ -50,21 +50,27 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   );
   const ratios: number[] = [];
   for (let round = 1; round <= rounds; round++) {
-    const off = await withServer(
-      token,
-      0,
-      0,
-      [],
-      (url) => closedLoop(url, token, CLIENTS, seconds),
-    );
+    const measureOff = () =>
+      withServer(token, 0, 0, [], (url) => closedLoop(url, token, CLIENTS, seconds));
     let on = { rate: 0, writes: 0 };
     let drained: Drained = { maxBacklog: 0, catchUpMs: 0 };
-    const report = await withReceiver((port) =>
-      withServer(token, endpoints, port, [], async (url) => {
-        on = await closedLoop(url, token, CLIENTS, seconds);
-        drained = await drain(url);
-      })
-    );
+    const measureOn = () =>
+      withReceiver((port) =>
+        withServer(token, endpoints, port, [], async (url) => {
+          on = await closedLoop(url, token, CLIENTS, seconds);
+          drained = await drain(url);
+        })
+      );
+    // Off first in odd rounds, on first in even ones: a load that drifts meanwhile cancels out.
+    let off = { rate: 0, writes: 0 };
+    let report: ReceiverReport;
+    if (round % 2 === 1) {
+      off = await measureOff();
+      report = await measureOn();
+    } else {
+      report = await measureOn();
+      off = await measureOff();
+    }
     ratios.push(on.rate / off.rate);
     console.log(
       `  round ${round}: ${CLIENTS} closed-loop clients ${seconds} s: off ${
