@@ -34,7 +34,11 @@ const CLIENTS = 16;
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
 
 /** Runs the benchmark and prints its figures. */
 export async function runWebhookBench(options: WebhookBenchOptions = {}): Promise<void> {
@@ -77,7 +81,11 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
         off.rate.toFixed(0)
       }/s, ` +
         `on ${on.rate.toFixed(0)}/s (${(on.rate / off.rate).toFixed(2)}×); largest backlog ` +
-        `${drained.maxBacklog} events, caught up ${(drained.catchUpMs / 1000).toFixed(1)} s ` +
+        `${drained.maxBacklog} events (${
+          (100 * drained.maxBacklog / (endpoints * on.writes)).toFixed(0)
+        }% of the burst's deliveries held back), caught up ${
+          (drained.catchUpMs / 1000).toFixed(1)
+        } s ` +
         `after the burst; ${completeness(report, endpoints, on.writes)}`,
     );
   }
