@@ -17,6 +17,8 @@ export interface LinesEnd {
 export interface LineRange {
   start?: number;
   end?: number;
+  /** False: no line's `text` is wanted, so chunks are not decoded (default true). */
+  decode?: boolean;
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -27,7 +29,8 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * complete lines are decoded as UTF-8 in one call and `text` is the line's string; where a chunk
  * is not valid UTF-8, `text` is undefined and the caller decodes (and judges) the line itself.
  * `afterChunk` runs after each chunk's lines, for a caller that writes as it reads. onLine
- * returning false stops the reading after that line; `range` bounds the bytes read.
+ * returning false stops the reading after that line; `range` bounds the bytes read (and with
+ * `decode: false` spares the decoding of a caller that never reads `text`).
  */
 export async function readLines(
   file: Deno.FsFile,
@@ -54,7 +57,7 @@ export async function readLines(
     const data = carry.length === 0
       ? chunk.subarray(0, read)
       : concat([carry, chunk.subarray(0, read)]);
-    const text = decodeLines(data);
+    const text = range.decode === false ? undefined : decodeLines(data);
     let start = 0;
     let textStart = 0;
     for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
