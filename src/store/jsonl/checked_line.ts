@@ -97,8 +97,14 @@ export interface SplitLine {
  * as text: a reader that keeps text need not build (and then collect) its object graph. The
  * member must follow only scalar members, so the first `,"key":{` is the member itself.
  * Undefined when the line has no such member; throws CorruptRecordError when it is damaged.
+ * `withMember` false leaves the member undecoded (""), for a reader of the other members only.
  */
-export function splitLine(line: Uint8Array, key: string, text?: string): SplitLine | undefined {
+export function splitLine(
+  line: Uint8Array,
+  key: string,
+  text?: string,
+  withMember = true,
+): SplitLine | undefined {
   const marker = markerOf(key);
   // An ASCII line's text has one character per byte: the native search on it finds the byte
   // offset too, sparing the byte-by-byte search.
@@ -109,7 +115,7 @@ export function splitLine(line: Uint8Array, key: string, text?: string): SplitLi
   const headText = text === undefined ? decodeText(line.subarray(0, at)) : text.slice(0, textAt);
   return {
     head: parseObject(headText + "}"),
-    member: decodeText(line.subarray(at + marker.length - 1, bodyEnd)),
+    member: withMember ? decodeText(line.subarray(at + marker.length - 1, bodyEnd)) : "",
   };
 }
 

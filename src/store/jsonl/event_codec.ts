@@ -32,10 +32,12 @@ export function decodeEvent(line: Uint8Array, text?: string): StoredEvent {
 
 /**
  * Decodes one log line for replay: like decodeEvent, but the data is left as JSON text
- * (`dataJson`), so no object graph is built (and collected) per event.
+ * (`dataJson`), so no object graph is built (and collected) per event. With `withData` false
+ * (a reader of the envelope only: compaction's keep test) the checksum is checked all the same
+ * but the data's text is not made: `dataJson` is "" (null for a delete, as always).
  */
-export function decodeReplayed(line: Uint8Array, text?: string): ReplayedEvent {
-  const split = splitLine(line, "data", text);
+export function decodeReplayed(line: Uint8Array, text?: string, withData = true): ReplayedEvent {
+  const split = splitLine(line, "data", text, withData);
   if (split === undefined) {
     const record = checkShape(decodeLine(line, text));
     if (record.data !== null) throw new CorruptRecordError("Record is not a customer event");
