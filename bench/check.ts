@@ -47,7 +47,7 @@ export async function runCheck(options: { writeBaseline: boolean }): Promise<num
   for (const r of current) {
     const before = stored?.ratios.find((s) => s.name === r.name);
     console.log(
-      `  ${r.name.padEnd(34)} ${r.value.toFixed(3).padStart(9)}` +
+      `  ${r.name.padEnd(48)} ${r.value.toFixed(3).padStart(9)}` +
         (before === undefined ? "" : `   baseline ${before.value.toFixed(3)}`) +
         `   (${r.better} is better)`,
     );
