@@ -96,9 +96,10 @@ async function measureRatios(settings: CheckSettings): Promise<GuardedRatio[]> {
 }
 
 /**
- * The service's req/s as medians of per-round ratios to the contract floor and to the bare
- * server (PUT against the floor's POST, as issue 16 holds it). p99 ratios are left out: they
- * moved by 2 × between runs on the shared machine, so a 25 % guard on them would only flap.
+ * The service's req/s as medians of per-round ratios to the contract floor (PUT against the
+ * floor's POST, as issue 16 holds it). Ratios to the bare server are printed by the HTTP bench but
+ * not guarded: the bare server's 100,000 req/s moved by 2 × with the machine's load, and p99
+ * ratios by as much, so a 25 % guard on them would only flap.
  */
 export function httpRatios(results: Map<Workload, TargetRuns[]>): GuardedRatio[] {
   const runsOf = (workload: Workload, role: TargetRuns["role"]) =>
@@ -107,15 +108,12 @@ export function httpRatios(results: Map<Workload, TargetRuns[]>): GuardedRatio[]
   for (const workload of ["get", "list", "post", "put"] as const) {
     const service = runsOf(workload, "service");
     const floor = runsOf(workload === "put" ? "post" : workload, "floor");
-    const bare = runsOf(workload, "baseline");
-    for (const [other, runs] of [["floor", floor], ["bare", bare]] as const) {
-      if (service.length === 0 || runs.length === 0) continue;
-      ratios.push({
-        name: `http.${workload}.service/${other}`,
-        value: ratio(service, runs),
-        better: "higher",
-      });
-    }
+    if (service.length === 0 || floor.length === 0) continue;
+    ratios.push({
+      name: `http.${workload}.service/floor`,
+      value: ratio(service, floor),
+      better: "higher",
+    });
   }
   return ratios;
 }

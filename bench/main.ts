@@ -4,7 +4,7 @@
  *
  * - `--quick`: a run of about a minute and a half that CI does (`.ci/run`): prints every table and
  *   ratio, judges nothing, fails only if a benchmark crashes.
- * - `--check`: measures the guarded ratios (service ÷ floor and ÷ bare req/s, startup × a bare
+ * - `--check`: measures the guarded ratios (service ÷ contract floor req/s, startup × a bare
  *   `JSON.parse`, RSS per customer) in one run and fails, one line per ratio, when any is more
  *   than 25 % worse than in `bench/baseline.json`. `--check --write-baseline` stores this run's
  *   ratios as the baseline instead (run it on the release machine, commit the file).
