@@ -50,8 +50,14 @@ const WORKLOADS: Workload[] = ["get", "list", "post", "put"];
 /** Seconds each target runs a workload unmeasured first, for the JIT. */
 const WARM_UP = 1;
 
-/** Runs the benchmark and prints a table per workload; returns the goals' outcomes. */
-export async function runHttpBench(options: HttpBenchOptions): Promise<string[]> {
+/** What a run measured: the goals' outcomes as text, and every target's runs per workload. */
+export interface HttpBenchResult {
+  outcomes: string[];
+  results: Map<Workload, TargetRuns[]>;
+}
+
+/** Runs the benchmark and prints a table per workload; returns the outcomes and the runs. */
+export async function runHttpBench(options: HttpBenchOptions): Promise<HttpBenchResult> {
   const rounds = options.rounds ?? (options.quick ? 1 : 5);
   const seconds = options.seconds ?? (options.quick ? 1 : 3);
   const customers = options.customers ?? 10_000;
@@ -128,7 +134,7 @@ export async function runHttpBench(options: HttpBenchOptions): Promise<string[]>
         await printServiceProfile(group, dataDir, secret, load, options.cpuProfDir, workload);
       }
     }
-    return outcomes;
+    return { outcomes, results };
   } finally {
     await group.stopAll();
     await Deno.remove(root, { recursive: true });

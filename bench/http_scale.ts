@@ -10,6 +10,7 @@ import { mintToken, randomSecret } from "./service_token.ts";
 import { startBaseline, startService } from "./http_targets.ts";
 import { drive, type Load, median, settle, type Workload, writeIdsFile } from "./http_workloads.ts";
 import { ensureWrk, type WrkResult } from "./wrk.ts";
+import { processMemory } from "./server_process.ts";
 
 /** Sizes and repeats. */
 export interface ScaleBenchOptions {
@@ -24,12 +25,16 @@ export interface ScaleRow {
   events: number;
   startupSeconds: number;
   replayMs: number;
+  /** The server's RSS once started and compacted (plus a second), and after the runs. */
+  rssStarted: number;
+  rssAfterRuns: number;
   /** Median requests/s per workload, and of the baseline's GET run beside them. */
   rps: Record<ScaleWorkload | "baseline", number>;
 }
 
 type ScaleWorkload = Extract<Workload, "get" | "list" | "post">;
 const WORKLOADS: ScaleWorkload[] = ["get", "list", "post"];
+const MIB = 1024 * 1024;
 /** GET one rotates over this many ids, picked at random from all of them. */
 const ID_SAMPLE = 10_000;
 
@@ -51,7 +56,8 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleRo
     const header = ["customers", "events", "startup s", "replay s", "GET one", "list 100", "POST"];
     console.log(
       header.map((h, i) => i === 0 ? h.padEnd(11) : h.padStart(11)).join("") +
-        "   baseline GET",
+        "   baseline GET" + "RSS MiB".padStart(10) + "B/customer".padStart(12) +
+        "after runs".padStart(12),
     );
     const rows: ScaleRow[] = [];
     for (const size of sizes) {
@@ -61,6 +67,9 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleRo
       await writeIdsFile(idsFile, fixture.ids, undefined, ID_SAMPLE);
       const load: Load = { idsFile, token: await mintToken(secret), seconds };
       const service = await startService(group, dataDir, { secret, logLevel: "info" });
+      // startService waited for the compaction that follows a replay; a second more to settle.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const rssStarted = (await processMemory(service.pid)).rss;
       await drive(service.url, "service", "get", { ...load, seconds: 1 });
       const runs: Record<ScaleWorkload | "baseline", WrkResult[]> = {
         get: [],
@@ -76,6 +85,7 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleRo
           await group.trimOutput();
         }
       }
+      const rssAfterRuns = (await processMemory(service.pid)).rss;
       await group.stop(service.pid);
       await Deno.remove(dataDir, { recursive: true });
       const rps = (results: WrkResult[]) => median(results.map((r) => r.rps));
@@ -84,6 +94,8 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleRo
         events: fixture.events,
         startupSeconds: service.startupSeconds,
         replayMs: service.replay!.ms,
+        rssStarted,
+        rssAfterRuns,
         rps: {
           get: rps(runs.get),
           list: rps(runs.list),
@@ -97,7 +109,10 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleRo
         size.toLocaleString("en-US").padEnd(11) + n(row.events) +
           row.startupSeconds.toFixed(2).padStart(11) +
           (row.replayMs / 1000).toFixed(2).padStart(11) +
-          n(row.rps.get) + n(row.rps.list) + n(row.rps.post) + n(row.rps.baseline).padStart(15),
+          n(row.rps.get) + n(row.rps.list) + n(row.rps.post) + n(row.rps.baseline).padStart(15) +
+          (rssStarted / MIB).toFixed(1).padStart(10) +
+          Math.round(rssStarted / size).toLocaleString("en-US").padStart(12) +
+          (rssAfterRuns / MIB).toFixed(1).padStart(12),
       );
     }
     return rows;

@@ -1,103 +1,164 @@
 /**
- * `deno task bench [--quick] [--only=http,scale,auth,startup,webhooks,feed,postgres,pgstartup] [--events=N] [--runs=N]
- * [--cpu-prof=DIR] [--http-rounds=N] [--http-seconds=S] [--http-cpu-prof=DIR]
- * [--http-cpu-prof-workloads=get,list,post,put] [--scale]
- * [--scale-sizes=10000,100000,1000000] [--webhooks-rounds=N] [--webhooks-cpu-prof=DIR]
- * [--soak [--soak-minutes=N]]`: runs the benchmarks, the HTTP one first; `--quick` is a
- * few-second run for CI; `--events`, `--runs` and `--cpu-prof` size and profile the startup
- * benchmark; `--http-*` the HTTP one; `--scale` adds the scaling figures (or `--only=scale`); `--webhooks-*` the webhook one; `--soak` runs only
- * the soak (bench/soak.ts), 15 minutes unless `--soak-minutes` says otherwise.
+ * `deno task bench [options]`: runs the benchmarks, the HTTP one first. `deno task bench --help`
+ * prints the options (USAGE below). In short:
+ *
+ * - `--quick`: a run of about a minute and a half that CI does (`.ci/run`): prints every table and
+ *   ratio, judges nothing, fails only if a benchmark crashes.
+ * - `--check`: measures the guarded ratios (service ÷ contract floor req/s, startup × a bare
+ *   `JSON.parse`, RSS per customer) in one run and fails, one line per ratio, when any is more
+ *   than 25 % worse than in `bench/baseline.json`. `--check --write-baseline` stores this run's
+ *   ratios as the baseline instead (run it on the release machine, commit the file).
+ * - `--only=...` picks benchmarks; `--scale` adds the 10k/100k/1M scaling table; `--soak` runs
+ *   only the soak.
+ *
+ * To add a benchmark: one entry in BENCHES (its name for `--only`, whether it runs by default,
+ * and how to run it), its options in OPTIONS and a line in USAGE.
  */
 import { parseArgs } from "node:util";
 import { runAuthCacheBench } from "./auth_cache_bench.ts";
+import { runCheck } from "./check.ts";
 import { runHttpBench } from "./http_bench.ts";
-import { runPostgresBench } from "./postgres_bench.ts";
 import { type Workload, WORKLOAD_TITLES } from "./http_workloads.ts";
 import { runScaleBench } from "./http_scale.ts";
 import { runStartupBench } from "./startup_bench.ts";
 import { runSoak } from "./soak.ts";
 import { runWebhookBench } from "./webhook_bench.ts";
 import { runFeedBench } from "./feed_bench.ts";
+import { runPostgresBench } from "./postgres_bench.ts";
 import { runPostgresStartupBench } from "./postgres_startup_bench.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    quick: { type: "boolean", default: false },
-    only: { type: "string" },
-    events: { type: "string" },
-    runs: { type: "string" },
-    "cpu-prof": { type: "string" },
-    "http-rounds": { type: "string" },
-    "http-seconds": { type: "string" },
-    "http-cpu-prof": { type: "string" },
-    "http-cpu-prof-workloads": { type: "string" },
-    scale: { type: "boolean", default: false },
-    "scale-sizes": { type: "string" },
-    "webhooks-rounds": { type: "string" },
-    "webhooks-cpu-prof": { type: "string" },
-    soak: { type: "boolean", default: false },
-    "soak-minutes": { type: "string" },
-  },
-});
+const USAGE = `deno task bench [options]
 
+  --quick                  a short run of every benchmark (CI): prints, judges nothing
+  --check                  compare this run's ratios with bench/baseline.json; exit 1 when any is
+                           more than 25 % worse (about 4 minutes)
+  --check --write-baseline measure and store the ratios as the new bench/baseline.json
+  --only=NAMES             some of: http,scale,auth,startup,webhooks,feed,postgres,pgstartup
+                           (default all but scale and pgstartup)
+  --scale                  add the scaling table (GET one, list, POST, startup, RSS)
+  --scale-sizes=N,N,...    its sizes (default 10000,100000,1000000)
+  --events=N --runs=N      size and repeats of the startup benchmark (default 1,000,000 and 3)
+  --cpu-prof=DIR           one more start from the log and one from the snapshot under --cpu-prof
+  --http-rounds=N --http-seconds=S          rounds and seconds per run of the HTTP benchmark
+  --http-cpu-prof=DIR --http-cpu-prof-workloads=get,list,post,put   profile the service
+  --webhooks-rounds=N --webhooks-cpu-prof=DIR   rounds of the webhook benchmark; profile it
+  --soak [--soak-minutes=N]                 only the soak (default 15 minutes)
+  --help                   this text`;
+
+const OPTIONS = {
+  help: { type: "boolean", default: false },
+  quick: { type: "boolean", default: false },
+  check: { type: "boolean", default: false },
+  "write-baseline": { type: "boolean", default: false },
+  only: { type: "string" },
+  events: { type: "string" },
+  runs: { type: "string" },
+  "cpu-prof": { type: "string" },
+  "http-rounds": { type: "string" },
+  "http-seconds": { type: "string" },
+  "http-cpu-prof": { type: "string" },
+  "http-cpu-prof-workloads": { type: "string" },
+  scale: { type: "boolean", default: false },
+  "scale-sizes": { type: "string" },
+  "webhooks-rounds": { type: "string" },
+  "webhooks-cpu-prof": { type: "string" },
+  soak: { type: "boolean", default: false },
+  "soak-minutes": { type: "string" },
+} as const;
+
+let values;
+try {
+  values = parseArgs({ args: Deno.args, options: OPTIONS }).values;
+} catch (error) {
+  console.error(`${(error as Error).message}\n\n${USAGE}`);
+  Deno.exit(2);
+}
+if (values.help) {
+  console.log(USAGE);
+  Deno.exit(0);
+}
+if (values["write-baseline"] && !values.check) {
+  console.error("--write-baseline goes with --check");
+  Deno.exit(2);
+}
+if (values.check) Deno.exit(await runCheck({ writeBaseline: values["write-baseline"] }));
 if (values.soak) {
   await runSoak({ minutes: Number(values["soak-minutes"] ?? 15) });
   Deno.exit(0);
 }
 
-const BENCHES = ["http", "scale", "auth", "startup", "webhooks", "feed", "postgres", "pgstartup"];
-/** Asked for by name only: scale (long) and pgstartup (needs PostgreSQL, BENCH_DATABASE_URL). */
-const only = values.only?.split(",") ??
-  BENCHES.filter((name) => name !== "pgstartup" && (name !== "scale" || values.scale));
-for (const name of only) {
-  if (!BENCHES.includes(name)) throw new Error(`--only "${name}" must be one of ${BENCHES}`);
-}
+const number = (value: string | undefined) => value === undefined ? undefined : Number(value);
 const profiled = values["http-cpu-prof-workloads"]?.split(",");
 for (const name of profiled ?? []) {
   if (!(name in WORKLOAD_TITLES)) {
     throw new Error(`--http-cpu-prof-workloads "${name}" must be one of get,list,post,put`);
   }
 }
-const number = (value: string | undefined) => value === undefined ? undefined : Number(value);
 
-if (only.includes("http")) {
-  await runHttpBench({
-    quick: values.quick,
-    rounds: number(values["http-rounds"]),
-    seconds: number(values["http-seconds"]),
-    cpuProfDir: values["http-cpu-prof"],
-    cpuProfWorkloads: profiled as Workload[] | undefined,
-  });
+/** The benchmarks in the order they run; `byDefault` ones run when --only is not given. */
+const BENCHES: { name: string; byDefault: boolean; run: () => Promise<unknown> }[] = [
+  {
+    name: "http",
+    byDefault: true,
+    run: () =>
+      runHttpBench({
+        quick: values.quick,
+        rounds: number(values["http-rounds"]),
+        seconds: number(values["http-seconds"]),
+        cpuProfDir: values["http-cpu-prof"],
+        cpuProfWorkloads: profiled as Workload[] | undefined,
+      }),
+  },
+  {
+    name: "scale",
+    byDefault: values.scale,
+    run: () =>
+      runScaleBench({
+        sizes: values["scale-sizes"]?.split(",").map(Number),
+        rounds: values.quick ? 1 : number(values["http-rounds"]),
+        seconds: values.quick ? 1 : number(values["http-seconds"]),
+      }),
+  },
+  { name: "auth", byDefault: true, run: () => runAuthCacheBench({ quick: values.quick }) },
+  {
+    name: "startup",
+    byDefault: true,
+    run: () =>
+      runStartupBench({
+        quick: values.quick,
+        events: number(values.events),
+        runs: number(values.runs),
+        cpuProfDir: values["cpu-prof"],
+      }),
+  },
+  {
+    name: "webhooks",
+    byDefault: true,
+    run: () =>
+      runWebhookBench({
+        quick: values.quick,
+        rounds: number(values["webhooks-rounds"]),
+        cpuProfDir: values["webhooks-cpu-prof"],
+      }),
+  },
+  { name: "feed", byDefault: true, run: () => runFeedBench({ quick: values.quick }) },
+  { name: "postgres", byDefault: true, run: () => runPostgresBench({ quick: values.quick }) },
+  {
+    // Asked for by name only: needs PostgreSQL (BENCH_DATABASE_URL).
+    name: "pgstartup",
+    byDefault: false,
+    run: () =>
+      runPostgresStartupBench({
+        events: number(values.events) ?? (values.quick ? 10_000 : 100_000),
+        runs: number(values.runs),
+      }),
+  },
+];
+
+const names = BENCHES.map((bench) => bench.name);
+const only = values.only?.split(",") ??
+  BENCHES.filter((bench) => bench.byDefault).map((bench) => bench.name);
+for (const name of only) {
+  if (!names.includes(name)) throw new Error(`--only "${name}" must be one of ${names}`);
 }
-if (only.includes("scale")) {
-  await runScaleBench({
-    sizes: values["scale-sizes"]?.split(",").map(Number),
-    rounds: values.quick ? 1 : number(values["http-rounds"]),
-    seconds: values.quick ? 1 : number(values["http-seconds"]),
-  });
-}
-if (only.includes("auth")) await runAuthCacheBench({ quick: values.quick });
-if (only.includes("startup")) {
-  await runStartupBench({
-    quick: values.quick,
-    events: number(values.events),
-    runs: number(values.runs),
-    cpuProfDir: values["cpu-prof"],
-  });
-}
-if (only.includes("webhooks")) {
-  await runWebhookBench({
-    quick: values.quick,
-    rounds: number(values["webhooks-rounds"]),
-    cpuProfDir: values["webhooks-cpu-prof"],
-  });
-}
-if (only.includes("feed")) await runFeedBench({ quick: values.quick });
-if (only.includes("postgres")) await runPostgresBench({ quick: values.quick });
-if (only.includes("pgstartup")) {
-  await runPostgresStartupBench({
-    events: number(values.events) ?? (values.quick ? 10_000 : 100_000),
-    runs: number(values.runs),
-  });
-}
+for (const bench of BENCHES) if (only.includes(bench.name)) await bench.run();

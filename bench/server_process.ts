@@ -111,14 +111,8 @@ export function spawnServer(
     pid: child.pid,
     spawnedAt,
     waitFor,
-    memory: async () => {
-      // The server's own pid, from its "listening" line: not that of `deno task` or the launcher.
-      const pid = (await waitFor("listening")).fields.pid as number;
-      const status = await procStatus(pid);
-      const kib = (name: string) =>
-        Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)![1]);
-      return { rss: kib("VmRSS") * 1024, peak: kib("VmHWM") * 1024 };
-    },
+    // The server's own pid, from its "listening" line: not that of `deno task` or the launcher.
+    memory: async () => processMemory((await waitFor("listening")).fields.pid as number),
     stop: async (signal) => {
       try {
         // SIGKILL goes to the server itself: killed, `deno task` would leave the launcher and the
@@ -133,6 +127,13 @@ export function spawnServer(
       return (await child.status).code;
     },
   };
+}
+
+/** A process's resident set size and its peak (VmHWM), in bytes. */
+export async function processMemory(pid: number): Promise<{ rss: number; peak: number }> {
+  const status = await procStatus(pid);
+  const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)![1]);
+  return { rss: kib("VmRSS") * 1024, peak: kib("VmHWM") * 1024 };
 }
 
 /**

@@ -81,20 +81,31 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
           `from the log ${fromLog[run].seconds.toFixed(3)} s`,
       );
     }
+    // Each start is paired with a baseline measured just before it: on a loaded machine the
+    // ratio of a pair moves far less than either figure.
+    const snapshotBaselines: number[] = [];
     const fromSnapshot: StartupMeasurement[] = [];
     for (let run = 0; run < runs; run++) {
+      snapshotBaselines.push(await parseEveryLine(pristine, events));
       fromSnapshot.push(await measureStartup(dataDir, { signal: "SIGTERM" }));
       console.log(
-        `startup: run ${run + 1}: from the snapshot ${fromSnapshot[run].seconds.toFixed(3)} s`,
+        `startup: run ${run + 1}: baseline ${snapshotBaselines[run].toFixed(3)} s, ` +
+          `from the snapshot ${fromSnapshot[run].seconds.toFixed(3)} s`,
       );
     }
 
+    const ratios = (starts: StartupMeasurement[], bases: number[]) => ({
+      seconds: median(starts.map((m, i) => m.seconds / bases[i])),
+      replay: median(starts.map((m, i) => m.replay.ms / 1000 / bases[i])),
+    });
     const result: StartupBenchResult = {
       events,
       baselineSeconds: median(baselines),
       empty,
       fromLog: medianMeasurement(fromLog),
       fromSnapshot: medianMeasurement(fromSnapshot),
+      logRatio: ratios(fromLog, baselines),
+      snapshotRatio: ratios(fromSnapshot, snapshotBaselines),
     };
     printTable(result);
     if (options.cpuProfDir !== undefined) {

@@ -24,7 +24,7 @@ import type {
   ListPage,
   ListQuery,
 } from "../read_model/projection.ts";
-import { type IdempotencyEntry, IdempotencyKeys } from "./idempotency.ts";
+import { IDEMPOTENCY_TTL_MS, type IdempotencyEntry, IdempotencyKeys } from "./idempotency.ts";
 import { PendingState } from "./pending_state.ts";
 import { requestHash } from "./request_hash.ts";
 
@@ -341,10 +341,13 @@ export class CustomerService implements SnapshotSource {
     this.#projection.apply(event.id, event.version, json);
     this.#appliedSeq = event.seq;
     if (event.type === "customer.created" && event.idempotency_key !== undefined) {
+      const at = Date.parse(event.time);
+      // A key past its TTL never answers again: replaying an old log need not parse its customer.
+      if (data === undefined && this.#clock() - at >= IDEMPOTENCY_TTL_MS) return;
       this.#idempotency.remember(event.actor, event.idempotency_key, {
         requestHash: event.request_hash ?? "",
         customer: data ?? JSON.parse(json!),
-        at: Date.parse(event.time),
+        at,
       });
     }
   }

@@ -22,6 +22,42 @@ export function encodeLine(record: object | string): Uint8Array {
 }
 
 /**
+ * Self-checking lines encoded one after another into one reused buffer (what encodeLine makes,
+ * byte for byte), for a writer of many lines: no array per line for the collector to free.
+ */
+export class LineBuffer {
+  #bytes = new Uint8Array(1 << 20);
+  #length = 0;
+
+  /** The bytes of the lines added since the last clear (a view, valid until the next add). */
+  get bytes(): Uint8Array {
+    return this.#bytes.subarray(0, this.#length);
+  }
+
+  /** Adds the line of a JSON object's text. */
+  add(json: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; the suffix replaces the closing brace.
+    const needed = this.#length + json.length * 3 + CRC_SUFFIX_LENGTH + 1;
+    if (needed > this.#bytes.length) {
+      const grown = new Uint8Array(Math.max(needed, this.#bytes.length * 2));
+      grown.set(this.bytes);
+      this.#bytes = grown;
+    }
+    const start = this.#length;
+    const { written } = encoder.encodeInto(json, this.#bytes.subarray(start));
+    const crc = crc32(this.#bytes.subarray(start, start + written)).toString(16).padStart(8, "0");
+    const end = start + written - 1; // the closing brace
+    const suffix = encoder.encodeInto(`,"crc":"${crc}"}\n`, this.#bytes.subarray(end));
+    this.#length = end + suffix.written;
+  }
+
+  /** Forgets the lines added, keeping the buffer. */
+  clear(): void {
+    this.#length = 0;
+  }
+}
+
+/**
  * Checks a line's checksum and returns where its body ends (where `,"crc":` begins); throws
  * CorruptRecordError when the line is torn or damaged.
  */
@@ -56,24 +92,29 @@ export interface SplitLine {
   member: string;
 }
 
+/** How splitLine gives the member: decoded afresh, sliced from the line's text, or not at all. */
+export type MemberMode = "decode" | "slice" | "envelope";
+
 /**
  * Decodes a line whose last member before the checksum is the object `key`, leaving that member
  * as text: a reader that keeps text need not build (and then collect) its object graph. The
  * member must follow only scalar members, so the first `,"key":{` is the member itself.
  * Undefined when the line has no such member; throws CorruptRecordError when it is damaged.
- * With `sliceMember` and the line's `text`, the member is a slice of that text instead of a
- * fresh decode (one TextDecoder call less per line).
+ * `mode` "slice" (with the line's `text`) takes the member as a slice of that text instead of a
+ * fresh decode (one TextDecoder call less per line); "envelope" leaves it undecoded (""), for a
+ * reader of the other members only.
  */
 export function splitLine(
   line: Uint8Array,
   key: string,
   text?: string,
-  sliceMember = false,
+  mode: MemberMode = "decode",
 ): SplitLine | undefined {
   const marker = markerOf(key);
-  if (text !== undefined && sliceMember) {
-    // The string search is native; the marker is ASCII, so it has the same length in both.
-    const textAt = text.indexOf(markerTextOf(key));
+  // An ASCII line's text has one character per byte: the native search on it finds the byte
+  // offset too, sparing the byte-by-byte search.
+  const textAt = text === undefined ? -1 : text.indexOf(markerTextOf(key));
+  if (text !== undefined && mode === "slice") {
     if (textAt === -1) return undefined;
     const bodyEnd = verifyLine(line);
     return {
@@ -83,15 +124,13 @@ export function splitLine(
       member: text.slice(textAt + marker.length - 1, text.length - (line.length - bodyEnd)),
     };
   }
-  const at = indexOf(line, marker);
+  const at = text !== undefined && text.length === line.length ? textAt : indexOf(line, marker);
   if (at === -1) return undefined;
   const bodyEnd = verifyLine(line);
-  const headText = text === undefined
-    ? decodeText(line.subarray(0, at))
-    : text.slice(0, text.indexOf(markerTextOf(key)));
+  const headText = text === undefined ? decodeText(line.subarray(0, at)) : text.slice(0, textAt);
   return {
     head: parseObject(headText + "}"),
-    member: decodeText(line.subarray(at + marker.length - 1, bodyEnd)),
+    member: mode === "decode" ? decodeText(line.subarray(at + marker.length - 1, bodyEnd)) : "",
   };
 }
 
@@ -106,16 +145,32 @@ export interface SplitText {
 /**
  * Like splitLine, but the head stays JSON text too (for a reader that keeps records as text).
  * Both parts are decoded afresh, so keeping them does not keep the chunk they were read from.
+ * When the head's bytes are those of `previous` (records of one kind share their short head),
+ * its text is reused, neither decoded nor allocated again.
  */
-export function splitLineText(line: Uint8Array, key: string): SplitText | undefined {
+export function splitLineText(
+  line: Uint8Array,
+  key: string,
+  previous?: SplitText,
+): SplitText | undefined {
   const marker = markerOf(key);
   const at = indexOf(line, marker);
   if (at === -1) return undefined;
   const bodyEnd = verifyLine(line);
-  return {
-    head: decodeText(line.subarray(0, at)) + "}",
-    member: decodeText(line.subarray(at + marker.length - 1, bodyEnd)),
-  };
+  const member = decodeText(line.subarray(at + marker.length - 1, bodyEnd));
+  if (previous !== undefined && sameHead(line, at, previous.head)) {
+    return { head: previous.head, member };
+  }
+  return { head: decodeText(line.subarray(0, at)) + "}", member };
+}
+
+/** True when line[0, at) is the ASCII text `head` without its closing brace. */
+function sameHead(line: Uint8Array, at: number, head: string): boolean {
+  if (head.length !== at + 1) return false;
+  for (let i = 0; i < at; i++) {
+    if (line[i] >= 0x80 || line[i] !== head.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 /** A line's JSON text without its checksum member, decoded afresh. */

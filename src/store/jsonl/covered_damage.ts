@@ -17,7 +17,7 @@ export async function damageInCoveredSegments(
   for (const [index, segment] of segments.entries()) {
     const next = segments[index + 1];
     if (next === undefined || next.first - 1 > snapshotSeq) break;
-    await walkSegment(segment, report, () => {}, { next });
+    await walkSegment(segment, report, () => {}, { next, envelopeOnly: true });
   }
   return found;
 }

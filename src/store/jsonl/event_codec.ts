@@ -1,7 +1,13 @@
 import { isUlid } from "../../domain/customer.ts";
 import { EVENT_TYPES } from "../../domain/events.ts";
 import type { ReplayedEvent, StoredEvent } from "../event_store.ts";
-import { CorruptRecordError, decodeLine, encodeLine, splitLine } from "./checked_line.ts";
+import {
+  CorruptRecordError,
+  decodeLine,
+  encodeLine,
+  type MemberMode,
+  splitLine,
+} from "./checked_line.ts";
 
 export { CorruptRecordError };
 
@@ -32,15 +38,17 @@ export function decodeEvent(line: Uint8Array, text?: string): StoredEvent {
 
 /**
  * Decodes one log line for replay: like decodeEvent, but the data is left as JSON text
- * (`dataJson`), so no object graph is built (and collected) per event. `sliceData` takes that text
- * as a slice of `text` (cheaper, but it keeps the read chunk alive: for short-lived events only).
+ * (`dataJson`), so no object graph is built (and collected) per event. `mode` "slice" takes that
+ * text as a slice of `text` (cheaper, but it keeps the read chunk alive: for short-lived events
+ * only); "envelope" (a reader of the envelope only: compaction's keep test) checks the checksum all
+ * the same but does not make the data's text: `dataJson` is "" (null for a delete, as always).
  */
 export function decodeReplayed(
   line: Uint8Array,
   text?: string,
-  sliceData = false,
+  mode: MemberMode = "decode",
 ): ReplayedEvent {
-  const split = splitLine(line, "data", text, sliceData);
+  const split = splitLine(line, "data", text, mode);
   if (split === undefined) {
     const record = checkShape(decodeLine(line, text));
     if (record.data !== null) throw new CorruptRecordError("Record is not a customer event");

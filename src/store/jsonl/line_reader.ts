@@ -1,5 +1,3 @@
-import { concat } from "../../lib/bytes.ts";
-
 const CHUNK = 1 << 20;
 const NEWLINE = 0x0a;
 
@@ -17,6 +15,8 @@ export interface LinesEnd {
 export interface LineRange {
   start?: number;
   end?: number;
+  /** False: no line's `text` is wanted, so chunks are not decoded (default true). */
+  decode?: boolean;
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -27,7 +27,9 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * complete lines are decoded as UTF-8 in one call and `text` is the line's string; where a chunk
  * is not valid UTF-8, `text` is undefined and the caller decodes (and judges) the line itself.
  * `afterChunk` runs after each chunk's lines, for a caller that writes as it reads. onLine
- * returning false stops the reading after that line; `range` bounds the bytes read.
+ * returning false stops the reading after that line; `range` bounds the bytes read (and with
+ * `decode: false` spares the decoding of a caller that never reads `text`). `line` is a view of
+ * a buffer the next chunk is read into: a caller that keeps a line past `afterChunk` copies it.
  */
 export async function readLines(
   file: Deno.FsFile,
@@ -43,18 +45,24 @@ export async function readLines(
   let offset = range.start ?? 0;
   const stop = range.end ?? Infinity;
   await file.seek(offset, Deno.SeekMode.Start);
-  const chunk = new Uint8Array(CHUNK);
-  let carry = new Uint8Array(0);
+  // The unfinished last line of a chunk moves to the front and the next chunk is read after it,
+  // so no chunk is copied into a new array; the buffer grows only for a line longer than it.
+  let buffer = new Uint8Array(2 * CHUNK);
+  let carried = 0;
   let lineNumber = 1;
   let position = offset;
   while (position < stop) {
-    const read = await file.read(chunk.subarray(0, Math.min(CHUNK, stop - position)));
+    if (carried + CHUNK > buffer.length) {
+      const grown = new Uint8Array(2 * buffer.length);
+      grown.set(buffer.subarray(0, carried));
+      buffer = grown;
+    }
+    const want = Math.min(CHUNK, stop - position);
+    const read = await file.read(buffer.subarray(carried, carried + want));
     if (read === null) break;
     position += read;
-    const data = carry.length === 0
-      ? chunk.subarray(0, read)
-      : concat([carry, chunk.subarray(0, read)]);
-    const text = decodeLines(data);
+    const data = buffer.subarray(0, carried + read);
+    const text = range.decode === false ? undefined : decodeLines(data);
     let start = 0;
     let textStart = 0;
     for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
@@ -68,9 +76,11 @@ export async function readLines(
       start = end + 1;
       textStart = textEnd + 1;
     }
-    carry = data.slice(start);
+    buffer.copyWithin(0, start, data.length);
+    carried = data.length - start;
     await afterChunk?.();
   }
+  const carry = buffer.slice(0, carried);
   return { end: offset, rest: carry, lines: lineNumber - 1 };
 }
 

@@ -94,7 +94,7 @@ export class LogReader {
             let event: ReplayedEvent;
             try {
               // Events read for the feed live briefly: their data may share the chunk's text.
-              event = decodeReplayed(line, text, true);
+              event = decodeReplayed(line, text, "slice");
             } catch (error) {
               if (!(error instanceof CorruptRecordError)) throw error;
               const at = start === 0 ? lineNumber : 0;

@@ -24,7 +24,7 @@ export async function compactSegment(
   await writeAtomically(dir, segmentName(segment.first, true), async (out) => {
     let kept: Uint8Array[] = [];
     await walkSegment(segment, refuse, (event, line) => {
-      // keep() reads only the envelope, so the data is not parsed.
+      // keep() reads only the envelope, so the data is neither parsed nor decoded.
       if (keep(event)) kept.push(line.slice(), NEWLINE);
       else dropped++;
     }, {
@@ -32,6 +32,7 @@ export async function compactSegment(
         if (kept.length > 0) await writeAll(out, concat(kept));
         kept = [];
       },
+      envelopeOnly: true,
     });
   });
   if (!segment.compacted) {
@@ -49,7 +50,7 @@ async function hasDroppable(
   let found = false;
   await walkSegment(segment, refuse, (event) => {
     if (!found && !keep(event)) found = true;
-  });
+  }, { envelopeOnly: true });
   return found;
 }
 

@@ -46,6 +46,8 @@ export interface SegmentContext {
   tornIsOk?: boolean;
   /** Runs after each chunk of lines, for a caller that writes as it reads. */
   afterChunk?: () => Promise<void>;
+  /** Only the envelope is read (checksums still checked): events come with `dataJson` "". */
+  envelopeOnly?: boolean;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function walkSegment(
   segment: Segment,
   onDamage: (damage: Damage) => void,
   onEvent: (event: ReplayedEvent, line: Uint8Array) => void,
-  { next, tornIsOk = false, afterChunk }: SegmentContext = {},
+  { next, tornIsOk = false, afterChunk, envelopeOnly = false }: SegmentContext = {},
 ): Promise<SegmentRead> {
   let expected = segment.first;
   // Damaged records not yet followed by a good one: a torn tail if nothing good follows.
@@ -102,7 +104,7 @@ export async function walkSegment(
       }
       let event: ReplayedEvent;
       try {
-        event = decodeReplayed(line, text);
+        event = decodeReplayed(line, text, envelopeOnly ? "envelope" : "decode");
       } catch (error) {
         if (!(error instanceof CorruptRecordError)) throw error;
         const found = damage(lineNumber, offset, error.message);

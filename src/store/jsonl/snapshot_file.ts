@@ -2,12 +2,11 @@ import { io } from "../../lib/io_error.ts";
 import {
   bodyText,
   CorruptRecordError,
-  encodeLine,
+  LineBuffer,
   splitLineText,
   type SplitText,
 } from "./checked_line.ts";
 import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
-import { concat } from "../../lib/bytes.ts";
 import { readLines } from "./line_reader.ts";
 
 import { SNAPSHOT_DIR, SNAPSHOT_NAME, snapshotName } from "./data_dir_layout.ts";
@@ -61,19 +60,19 @@ export async function writeSnapshot(
   await io("opening", dir, () => Deno.mkdir(dir, { recursive: true }));
   const name = snapshotName(seq);
   await writeAtomically(dir, name, async (file) => {
-    await writeAll(file, encodeLine({ kind: "snapshot", format: 1, seq }));
+    const lines = new LineBuffer();
+    lines.add(JSON.stringify({ kind: "snapshot", format: 1, seq }));
     let count = 0;
-    let batch: Uint8Array[] = [];
     for (const record of records) {
-      batch.push(encodeLine(record));
+      lines.add(record);
       count++;
-      if (batch.length === BATCH_LINES) {
-        await writeAll(file, concat(batch));
-        batch = [];
+      if (count % BATCH_LINES === 0) {
+        await writeAll(file, lines.bytes);
+        lines.clear();
       }
     }
-    batch.push(encodeLine({ kind: "end", records: count }));
-    await writeAll(file, concat(batch));
+    lines.add(JSON.stringify({ kind: "end", records: count }));
+    await writeAll(file, lines.bytes);
   });
   return { path: `${dir}/${name}`, seq };
 }
@@ -99,30 +98,38 @@ export async function readSnapshot(
       "reading",
       info.path,
       () =>
-        readLines(file, (line, _offset, lineNumber) => {
-          let record: SplitText;
-          try {
-            record = splitLineText(line, "data") ?? { head: bodyText(line), member: "" };
-          } catch (error) {
-            if (error instanceof CorruptRecordError) {
-              throw new CorruptSnapshotError(info.path, `line ${lineNumber}: ${error.message}`);
+        readLines(
+          file,
+          (line, _offset, lineNumber) => {
+            let record: SplitText;
+            try {
+              record = splitLineText(line, "data", held) ?? { head: bodyText(line), member: "" };
+            } catch (error) {
+              if (error instanceof CorruptRecordError) {
+                throw new CorruptSnapshotError(info.path, `line ${lineNumber}: ${error.message}`);
+              }
+              throw error;
             }
-            throw error;
-          }
-          if (atHeader) {
-            const header = parseRecord(info, record.head);
-            if (header.kind !== "snapshot" || header.seq !== info.seq) {
-              throw new CorruptSnapshotError(info.path, "the header does not match the file name");
+            if (atHeader) {
+              const header = parseRecord(info, record.head);
+              if (header.kind !== "snapshot" || header.seq !== info.seq) {
+                throw new CorruptSnapshotError(
+                  info.path,
+                  "the header does not match the file name",
+                );
+              }
+              atHeader = false;
+              return;
             }
-            atHeader = false;
-            return;
-          }
-          if (held !== undefined) {
-            count++;
-            onRecord(held.head, held.member === "" ? undefined : held.member);
-          }
-          held = record;
-        }),
+            if (held !== undefined) {
+              count++;
+              onRecord(held.head, held.member === "" ? undefined : held.member);
+            }
+            held = record;
+          },
+          undefined,
+          { decode: false },
+        ),
     );
     const end = held === undefined ? undefined : parseRecord(info, held.head);
     if (rest.length > 0 || end?.kind !== "end") {

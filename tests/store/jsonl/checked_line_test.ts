@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import {
+  CorruptRecordError,
+  decodeLine,
+  encodeLine,
+  LineBuffer,
+  splitLine,
+  splitLineText,
+} from "../../../src/store/jsonl/checked_line.ts";
+
+const records = [
+  '{"kind":"snapshot","format":1,"seq":7}',
+  '{"kind":"customer","data":{"id":"01J","name":"Björn Ærø 🎉","email":"b@x.example"}}',
+  '{"kind":"customer","data":{"id":"01K","name":"Ada","email":"a@x.example"}}',
+  '{"kind":"end","records":2}',
+];
+
+Deno.test("LineBuffer writes what encodeLine writes, byte for byte, across a grown buffer", () => {
+  const lines = new LineBuffer();
+  const big = `{"kind":"customer","data":{"name":"${"é".repeat(600_000)}"}}`;
+  for (const record of [...records, big, ...records]) lines.add(record);
+  const expected = [...records, big, ...records].map((r) => encodeLine(r));
+  assert.deepEqual(lines.bytes, new Uint8Array(expected.flatMap((line) => [...line])));
+  lines.clear();
+  lines.add(records[0]);
+  assert.deepEqual(lines.bytes, encodeLine(records[0]));
+});
+
+Deno.test("splitLineText reuses the previous head only when its bytes are the same", () => {
+  const line = (record: string) => encodeLine(record).subarray(0, -1);
+  const first = splitLineText(line(records[1]), "data")!;
+  const second = splitLineText(line(records[2]), "data", first)!;
+  assert.equal(second.head, '{"kind":"customer"}');
+  assert.equal(second.head, first.head);
+  assert.equal(second.member, '{"id":"01K","name":"Ada","email":"a@x.example"}');
+  const other = splitLineText(line('{"kind":"custom","data":{"id":"x"}}'), "data", first)!;
+  assert.equal(other.head, '{"kind":"custom"}');
+});
+
+Deno.test("splitLine finds the member by the line's text, ASCII or not, and checks the checksum", () => {
+  const decoder = new TextDecoder();
+  for (const record of [records[1], records[2]]) {
+    const line = encodeLine(record).subarray(0, -1);
+    const text = decoder.decode(line);
+    for (const split of [splitLine(line, "data", text)!, splitLine(line, "data")!]) {
+      assert.deepEqual(split.head, { kind: "customer" });
+      assert.deepEqual(JSON.parse(split.member), (decodeLine(line) as { data: unknown }).data);
+    }
+    const damaged = line.slice();
+    damaged[30] ^= 1;
+    assert.throws(() => splitLine(damaged, "data", decoder.decode(damaged)), CorruptRecordError);
+  }
+  const none = encodeLine(records[0]).subarray(0, -1);
+  assert.equal(splitLine(none, "data", decoder.decode(none)), undefined);
+});
