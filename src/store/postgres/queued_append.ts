@@ -14,6 +14,7 @@ export interface QueuedAppend {
  * The channel NOTIFY wakes followers on. They read log_head rather than trust a payload: channels
  * are per database, not per schema, so a notification may come from another schema's log.
  */
+// append_function.ts (the server-side append) notifies the same channel, spelled out there.
 export const LOG_CHANNEL = "customer_api_log";
 
 /** Inserts a batch of events from ten parallel arrays, one per column. */

@@ -3,6 +3,7 @@
  * lock, so replicas starting together migrate once; the version reached is recorded.
  */
 import type { PgPool } from "./pg_connection.ts";
+import { APPEND_FUNCTION } from "./append_function.ts";
 
 /** The advisory lock key taken around migrations (any fixed number; "cust" in ASCII). */
 const MIGRATION_LOCK = 0x63757374;
@@ -58,6 +59,8 @@ const MIGRATIONS: readonly string[] = [
   CREATE TABLE log_start (id boolean PRIMARY KEY DEFAULT true CHECK (id), first_seq bigint NOT NULL);
   INSERT INTO log_start (first_seq) VALUES (1);
   `,
+  // The whole group commit as one server-side function: one round trip per commit.
+  APPEND_FUNCTION,
 ];
 
 /** The schema version this code needs. */

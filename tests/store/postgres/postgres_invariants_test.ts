@@ -1,10 +1,14 @@
 /** The invariants the PostgreSQL store enforces itself, inside the append transaction. */
 import assert from "node:assert/strict";
 import type { NewEvent } from "../../../src/store/event_store.ts";
-import { EmailInUseError, IdempotencyKeyTakenError } from "../../../src/store/store_errors.ts";
+import {
+  EmailInUseError,
+  ExpectedVersionConflictError,
+  IdempotencyKeyTakenError,
+} from "../../../src/store/store_errors.ts";
 import { PostgresEventStore } from "../../../src/store/postgres/postgres_event_store.ts";
 import { createTestSchema } from "../../support/postgres.ts";
-import { created, deleted } from "../../support/events.ts";
+import { created, deleted, updated } from "../../support/events.ts";
 
 /** created(n) with another email. */
 function createdWith(n: number, email: string): NewEvent {
@@ -71,4 +75,53 @@ Deno.test("a refusal only the database sees (one email twice in one batch) refus
       [1, created(3).id],
       [2, created(4).id],
     ]);
+  }));
+
+Deno.test("one group commit refuses each bad append with its own error and writes the rest with consecutive seqs in call order", () =>
+  withStore(async (store) => {
+    const keyed = (n: number, key: string) => ({ ...created(n), idempotency_key: key });
+    await store.append([keyed(1, "k1")]);
+    await store.append([createdWith(2, "taken@example.com")]);
+    // Queued in one turn: the first starts a commit alone, the others wait and form one group.
+    const [, ...results] = await Promise.allSettled([
+      store.append([created(9)]),
+      store.append([updated(1, 3)], { expected: { [created(1).id]: 2 } }),
+      store.append([created(10)]),
+      store.append([keyed(11, "k1")]),
+      store.append([createdWith(12, "TAKEN@example.com")]),
+      store.append([updated(1, 2)], { expected: { [created(1).id]: 1 } }),
+      store.append([keyed(13, "k2")]),
+      store.append([keyed(14, "k2")]),
+      store.append([updated(1, 3)], { expected: { [created(1).id]: 2 } }),
+    ]);
+    const reason = (i: number) => (results[i] as PromiseRejectedResult).reason;
+    assert.deepEqual(results.map((r) => r.status), [
+      "rejected",
+      "fulfilled",
+      "rejected",
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    assert.ok(reason(0) instanceof ExpectedVersionConflictError);
+    assert.deepEqual([reason(0).id, reason(0).expected, reason(0).actual], [created(1).id, 2, 1]);
+    assert.ok(reason(2) instanceof IdempotencyKeyTakenError);
+    assert.ok(reason(3) instanceof EmailInUseError);
+    assert.equal(reason(3).email, "TAKEN@example.com");
+    // The key k2 was taken by an append earlier in the same group.
+    assert.ok(reason(6) instanceof IdempotencyKeyTakenError);
+    const seqs = [1, 4, 5, 7].map((i) =>
+      (results[i] as PromiseFulfilledResult<{ seq: number }[]>).value[0].seq
+    );
+    assert.deepEqual(seqs, [4, 5, 6, 7]);
+    assert.deepEqual((await store.readFrom(2, 10)).map((e) => [e.seq, e.id, e.version]), [
+      [3, created(9).id, 1],
+      [4, created(10).id, 1],
+      [5, created(1).id, 2],
+      [6, created(13).id, 1],
+      [7, created(1).id, 3],
+    ]);
+    assert.equal(store.lastSeq, 7);
   }));
