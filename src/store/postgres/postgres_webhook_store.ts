@@ -137,7 +137,7 @@ export class PostgresWebhookStore implements WebhookStore {
   ): Promise<PostgresWebhookStore> {
     const pool = createPool(
       url,
-      2,
+      3,
       (error) =>
         options.warn?.("PostgreSQL connection lost; it will be replaced", { error: String(error) }),
       options.limits ?? LIMITS,
@@ -211,8 +211,17 @@ export class PostgresWebhookStore implements WebhookStore {
     return this.#later((done, failed) => ({ kind: "attempt", id, attempt, done, failed }));
   }
 
-  /** Reads every endpoint again, and with `id` its deliveries log; forgets the removed ones. */
+  /**
+   * Reads every endpoint again, and with `id` its deliveries log; forgets the removed ones. Waiting
+   * checkpoints and attempts are written first, so what this process did is in what is read.
+   */
   async refresh(id?: string): Promise<void> {
+    if (this.#lazy.length > 0) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#flushing ??= this.#flush();
+    }
+    await this.#flushing;
     await this.#reload(false, id);
   }
 
