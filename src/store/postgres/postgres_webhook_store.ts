@@ -6,7 +6,7 @@ import {
 } from "../webhook_store.ts";
 import { staleVersion, WebhookState } from "../webhook_state.ts";
 import { StoreClosedError, StoreError, StoreUnavailableError } from "../store_errors.ts";
-import { type ConnectionLimits, createPool, type PgPool } from "./pg_connection.ts";
+import { type ConnectionLimits, createPool, type PgClient, type PgPool } from "./pg_connection.ts";
 import { migrate } from "./schema.ts";
 
 /** Settings of a PostgreSQL webhook store. */
@@ -172,19 +172,7 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   async put(endpoint: WebhookEndpoint): Promise<void> {
-    const { rows } = await this.#query<{ last_seq: string }>(PUT, [
-      endpoint.id,
-      endpoint.version,
-      endpoint.url,
-      endpoint.types,
-      endpoint.description,
-      endpoint.enabled,
-      endpoint.disabled_reason,
-      endpoint.last_seq,
-      endpoint.created_at,
-      endpoint.updated_at,
-      JSON.stringify(endpoint.secrets),
-    ]);
+    const { rows } = await this.#query<{ last_seq: string }>(PUT, putValues(endpoint));
     if (rows.length === 0) {
       const stored = await this.#query<{ version: number }>(
         "SELECT version FROM webhook_endpoints WHERE id = $1",
@@ -312,6 +300,45 @@ export class PostgresWebhookStore implements WebhookStore {
       throw error instanceof StoreError ? error : new StoreUnavailableError(error);
     }
   }
+}
+
+/**
+ * Writes endpoints with their deliveries logs (newest first, as attempts() gives them) through
+ * `client`, e.g. in the transaction of `deno task migrate`'s copy; attempts are marked sent by
+ * `sentBy`.
+ */
+export async function insertWebhooks(
+  client: PgClient,
+  endpoints: readonly WebhookEndpoint[],
+  attemptsOf: (id: string) => DeliveryAttempt[],
+  sentBy: string,
+): Promise<void> {
+  for (const endpoint of endpoints) {
+    await client.query(PUT, putValues(endpoint));
+    const attempts = attemptsOf(endpoint.id).reverse().map((attempt) => ({
+      endpoint_id: endpoint.id,
+      ...attempt,
+    }));
+    if (attempts.length > 0) {
+      await client.query(INSERT_ATTEMPTS, [JSON.stringify(attempts), sentBy]);
+    }
+  }
+}
+
+function putValues(endpoint: WebhookEndpoint): unknown[] {
+  return [
+    endpoint.id,
+    endpoint.version,
+    endpoint.url,
+    endpoint.types,
+    endpoint.description,
+    endpoint.enabled,
+    endpoint.disabled_reason,
+    endpoint.last_seq,
+    endpoint.created_at,
+    endpoint.updated_at,
+    JSON.stringify(endpoint.secrets),
+  ];
 }
 
 function endpointOf(row: EndpointRow): WebhookEndpoint {

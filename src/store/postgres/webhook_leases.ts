@@ -121,7 +121,9 @@ export class WebhookLeases {
       this.#failing = false;
     } catch (error) {
       // The leases held run out at their deadline (#expire): delivery stops, nothing overlaps.
-      if (!this.#failing) this.deps.warn("renewing webhook leases failed", { error: String(error) });
+      if (!this.#failing) {
+        this.deps.warn("renewing webhook leases failed", { error: String(error) });
+      }
       this.#failing = true;
       return;
     }
