@@ -138,6 +138,48 @@ Deno.test("webhooks on three PostgreSQL replicas: endpoints shared, one sender a
         assert.ok(failoverMs < 8000, `delivery resumed only ${failoverMs} ms after the kill`);
       },
     );
+
+    await t.step(
+      "the delivering replica cut from the database: webhook writes 503 there, delivery goes on",
+      async () => {
+        const hook = (await a.get("/api/webhooks")).body.data[0] as {
+          id: string;
+          last_seq: number;
+        };
+        const holder = await eventually(
+          () => leaseHolder(schema, set, hook.id),
+          "a replica holds the lease",
+        );
+        const cut = set.replicas[holder];
+        const other = set.live.find((r) => r.index !== holder)!.api!;
+        cut.proxy.cut();
+        const refused = await cut.api!.patch(`/api/webhooks/${hook.id}`, {
+          json: { description: "cut" },
+        });
+        assert.equal(refused.status, 503, refused.text);
+        assert.match(String(refused.body.type), /storage-unavailable$/);
+        const read = await cut.api!.get(`/api/webhooks/${hook.id}`);
+        assert.equal(read.status, 503, read.text);
+        const cutAt = Date.now();
+        const before = receiver.received.length;
+        await writeAcross([other], 20, 20);
+        const head = Number(
+          (await schema.query(`SELECT seq FROM ${schema.name}.log_head`))[0].seq,
+        );
+        await receiver.waitFor((got) => got.some((r) => r.event.seq === head), 20_000);
+        console.log(
+          `webhooks with the delivering replica cut: seq ${head} received ` +
+            `${Date.now() - cutAt} ms after the cut (${
+              receiver.received.length - before
+            } deliveries)`,
+        );
+        cut.proxy.restore();
+        await eventually(
+          async () => (await cut.api!.get(`/api/webhooks/${hook.id}`)).status === 200 || undefined,
+          "webhook reads on the restored replica",
+        );
+      },
+    );
   } finally {
     await set.dispose();
     await receiver.close();
