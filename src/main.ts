@@ -31,6 +31,7 @@ import type { EventStore } from "./store/event_store.ts";
 import type { ApiModule } from "./http/api_module.ts";
 import { type FeedModule, feedModule } from "./feed/feed_routes.ts";
 import { withLogSeq } from "./feed/log_seq.ts";
+import { RecentEvents } from "./feed/recent_events.ts";
 import { acceptingStreamTokens, StreamTokens } from "./feed/stream_tokens.ts";
 import { JsonlWebhookStore } from "./store/jsonl/jsonl_webhook_store.ts";
 import { webhookModule } from "./webhooks/webhook_routes.ts";
@@ -306,7 +307,10 @@ async function webhooksWiring(
   const pressure = new ApiPressure(() => metrics.requestTime);
   const dispatcher = new WebhookDispatcher({
     events: store,
-    tail: feed.recent,
+    // On PostgreSQL the delivering replica reads the head as it grows; through the feed's cache
+    // it would keep there events that another replica's erasure deletes a moment later, and the
+    // feed would go on serving them. A cache of its own keeps the feed's as it was.
+    tail: config.databaseUrl === undefined ? feed.recent : new RecentEvents(store, 2048),
     oldestSeq: () => feed.oldestSeq(),
     apiBusy: () => pressure.busy(),
     webhooks: webhookStore,

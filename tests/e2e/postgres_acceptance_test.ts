@@ -92,6 +92,16 @@ async function cutAndRestore(
   );
 }
 
+/** How many events of deleted customers erasure has yet to delete (the delete itself stays). */
+async function unerased(schema: TestSchema): Promise<number> {
+  const [{ n }] = await schema.query(
+    `SELECT count(*) AS n FROM ${schema.name}.events e WHERE e.type <> 'customer.deleted'
+     AND EXISTS (SELECT 1 FROM ${schema.name}.events d
+       WHERE d.customer_id = e.customer_id AND d.type = 'customer.deleted')`,
+  );
+  return Number(n);
+}
+
 /** The log head committed in the database. */
 async function committedHead(schema: TestSchema): Promise<number> {
   return Number((await schema.query(`SELECT seq FROM ${schema.name}.log_head`))[0].seq);
@@ -157,7 +167,26 @@ async function auditWebhooks({ webhook, feed }: FinishedRun): Promise<void> {
       return expected.every((seq) => seqs.has(seq));
     },
     20_000,
-  );
+  ).catch(async (error) => {
+    // What was delivered when, by whom: where delivery stalled.
+    const got = webhook.receiver.received;
+    const first = got[0]?.at ?? 0;
+    const perSecond = new Map<number, number>();
+    for (const r of got) {
+      const s = Math.floor((r.at - first) / 1000);
+      perSecond.set(s, (perSecond.get(s) ?? 0) + 1);
+    }
+    const attempts = await webhook.attempts();
+    const bySender = new Map<string, [number, number, number]>();
+    for (const a of attempts) {
+      const [n, from, to] = bySender.get(a.sentBy) ?? [0, a.at, a.at];
+      bySender.set(a.sentBy, [n + 1, Math.min(from, a.at) - first, Math.max(to, a.at) - first]);
+    }
+    console.log(`deliveries per second: ${JSON.stringify([...perSecond])}`);
+    console.log(`attempts by sender [count, first ms, last ms]: ${JSON.stringify([...bySender])}`);
+    console.log(`expected ${expected.length} up to ${expected.at(-1)}; got ${got.length}`);
+    throw new Error(String(error).slice(0, 300));
+  });
   const repeats = assertDeliveredInOrder(webhook.receiver.received, webhook.secret, expected);
   const attempts = await webhook.attempts();
   assertOneSenderAtATime(attempts);
@@ -170,7 +199,7 @@ async function auditWebhooks({ webhook, feed }: FinishedRun): Promise<void> {
 }
 
 /** The checks made once the feed is audited, each given the finished run. */
-const AUDITS: ((run: FinishedRun) => Promise<void>)[] = [auditCustomers, auditWebhooks];
+const AUDITS: ((run: FinishedRun) => Promise<void>)[] = [auditWebhooks, auditCustomers];
 
 Deno.test("three replicas under 32 writers, a kill -9 and a cut database connection: every acknowledged write is on every replica exactly once", async () => {
   const schema = await createTestSchema();
@@ -214,6 +243,9 @@ Deno.test("three replicas under 32 writers, a kill -9 and a cut database connect
     assert.ok(ledger.acked.length > 1000, `only ${ledger.acked.length} writes acknowledged`);
 
     const head = await committedHead(schema);
+    const waited = performance.now();
+    await eventually(async () => await unerased(schema) === 0, "every delete erased");
+    console.log(`erasure settled ${Math.round(performance.now() - waited)} ms after the load`);
     const feed = await auditFeed(set, ledger, head);
     const webhook: WebhookRun = {
       id: hook.body.id,

@@ -71,7 +71,10 @@ export function sampleAttempts(schema: TestSchema, endpointId: string) {
   };
 }
 
-/** Attempts of different replicas never overlap in time, and each replica's are in seq order. */
+/**
+ * Attempts of different replicas never overlap in time. (One replica may go back in seq: after
+ * losing and taking a lease again it starts over at the checkpoint, redelivering.)
+ */
 export function assertOneSenderAtATime(attempts: SentAttempt[]): void {
   const byTime = [...attempts].sort((a, b) => a.at - b.at);
   for (let i = 1; i < byTime.length; i++) {
@@ -84,13 +87,6 @@ export function assertOneSenderAtATime(attempts: SentAttempt[]): void {
       `${before.sentBy} sent seq ${before.seq} until ${before.at + before.durationMs}, ` +
         `while ${after.sentBy} sent seq ${after.seq} from ${after.at}`,
     );
-  }
-  const senders = new Set(byTime.map((a) => a.sentBy));
-  for (const sender of senders) {
-    const seqs = attempts.filter((a) => a.sentBy === sender).map((a) => a.seq);
-    for (let i = 1; i < seqs.length; i++) {
-      assert.ok(seqs[i] >= seqs[i - 1], `${sender} sent seq ${seqs[i]} after ${seqs[i - 1]}`);
-    }
   }
 }
 
