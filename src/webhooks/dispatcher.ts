@@ -151,7 +151,9 @@ export class WebhookDispatcher {
       }
       for (const event of events) {
         const endpoint = this.deps.webhooks.get(id);
-        if (signal.aborted || endpoint === undefined || !endpoint.enabled || !this.#owns(id)) return;
+        if (signal.aborted || endpoint === undefined || !endpoint.enabled || !this.#owns(id)) {
+          return;
+        }
         if (endpoint.types.includes(event.type)) {
           if (!await this.#deliver(endpoint, eventMessage(event), signal)) return;
           // One checkpoint per 50 ms of progress, not one per delivery (the batch's end adds one).
