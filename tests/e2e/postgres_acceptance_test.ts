@@ -114,8 +114,8 @@ interface WebhookRun {
   /** Events after this seq are the endpoint's. */
   lastSeq: number;
   receiver: Receiver;
-  /** Every attempt recorded in the deliveries table during the run. */
-  attempts: () => Promise<SentAttempt[]>;
+  /** Every attempt recorded in the deliveries table during the run (up to `lastSeq`'s). */
+  attempts: (lastSeq?: number) => Promise<SentAttempt[]>;
   /** The replica that delivered it before the kill (the one killed). */
   killedSender: string;
 }
@@ -188,10 +188,11 @@ async function auditWebhooks({ webhook, feed }: FinishedRun): Promise<void> {
     throw new Error(String(error).slice(0, 300));
   });
   const repeats = assertDeliveredInOrder(webhook.receiver.received, webhook.secret, expected);
-  const attempts = await webhook.attempts();
+  const attempts = await webhook.attempts(expected.at(-1));
   assertOneSenderAtATime(attempts);
   const senders = [...new Set(attempts.map((a) => a.sentBy))];
-  assert.equal(senders[0], webhook.killedSender);
+  // The killed replica delivered, and others after it (a slow tick may hand over earlier too).
+  assert.ok(senders.includes(webhook.killedSender), `${webhook.killedSender} never delivered`);
   assert.ok(senders.length >= 2, `only ${senders.join()} delivered`);
   console.log(
     `webhooks: ${expected.length} events delivered, ${repeats} redelivered, senders ${senders}`,
@@ -252,7 +253,7 @@ Deno.test("three replicas under 32 writers, a kill -9 and a cut database connect
       secret: hook.body.secret,
       lastSeq: hook.body.last_seq,
       receiver,
-      attempts: () => sampler!.stop(),
+      attempts: (lastSeq) => sampler!.stop(lastSeq),
       killedSender,
     };
     for (const audit of AUDITS) await audit({ set, webhook, ledger, head, feed });

@@ -25,6 +25,24 @@ export async function leaseHolder(
   return set.replicas.find((replica) => replica.server?.pid === pid)?.index;
 }
 
+/**
+ * The replica index that holds the endpoint's lease and made its newest recorded attempt (so it
+ * is the one delivering now), or undefined while the two disagree or nothing was sent yet.
+ */
+export async function deliveringReplica(
+  schema: TestSchema,
+  set: ReplicaSet,
+  endpointId: string,
+): Promise<number | undefined> {
+  const holder = await leaseHolder(schema, set, endpointId);
+  const [newest] = await schema.query(
+    `SELECT sent_by FROM ${schema.name}.webhook_attempts WHERE endpoint_id = '${endpointId}'
+     ORDER BY n DESC LIMIT 1`,
+  );
+  const pid = Number(String(newest?.sent_by ?? "").split("-")[0]);
+  return holder !== undefined && set.replicas[holder].server?.pid === pid ? holder : undefined;
+}
+
 /** One attempt as the deliveries table holds it, with the replica that made it. */
 export interface SentAttempt {
   n: number;
@@ -62,8 +80,17 @@ export function sampleAttempts(schema: TestSchema, endpointId: string) {
     await read();
   })();
   return {
-    /** Stops sampling; resolves with every attempt seen, in the order they were recorded. */
-    stop: async (): Promise<SentAttempt[]> => {
+    /**
+     * Stops sampling once the attempt that delivered `lastSeq` is recorded (attempts are written
+     * in batches, after the receiver got them); resolves with every attempt seen, in the order
+     * they were recorded.
+     */
+    stop: async (lastSeq?: number): Promise<SentAttempt[]> => {
+      const until = Date.now() + 5000;
+      while (
+        lastSeq !== undefined && !stopped && Date.now() < until &&
+        ![...seen.values()].some((a) => a.seq === lastSeq)
+      ) await new Promise((resolve) => setTimeout(resolve, 50));
       stopped = true;
       await loop;
       return [...seen.values()].sort((a, b) => a.n - b.n);

@@ -107,34 +107,33 @@ export class WebhookLeases {
   }
 
   async #renew(): Promise<void> {
-    const started = performance.now();
-    let ids: string[];
+    const values = [this.deps.holder, this.#ttl];
+    // Each lease counts from when its own statement was sent (a slow tick loses no time).
+    const until = new Map<string, number>();
+    const run = async (sql: string) => {
+      const sent = performance.now();
+      const { rows } = await this.deps.pool.query<{ endpoint_id: string }>(sql, values);
+      for (const row of rows) until.set(row.endpoint_id, sent + this.#ttl - MARGIN_MS);
+    };
     try {
+      await run(RENEW);
+      await run(TAKE);
+      // Changes made on other replicas, and the checkpoint of an endpoint just taken.
       await this.deps.refresh();
-      const values = [this.deps.holder, this.#ttl];
-      const renewed = await this.deps.pool.query<{ endpoint_id: string }>(RENEW, values);
-      const taken = await this.deps.pool.query<{ endpoint_id: string }>(TAKE, values);
-      // Checkpoints written by the previous holder since the refresh above.
-      if (taken.rows.length > 0) await this.deps.refresh();
-      ids = [...renewed.rows, ...taken.rows].map((row) => row.endpoint_id);
       if (this.#failing) this.deps.warn("webhook leases renewed again", {});
       this.#failing = false;
     } catch (error) {
       // The leases held run out at their deadline (#expire): delivery stops, nothing overlaps.
-      if (!this.#failing) {
-        this.deps.warn("renewing webhook leases failed", { error: String(error) });
-      }
+      if (!this.#failing) this.deps.warn("renewing webhook leases failed", { error: String(error) });
       this.#failing = true;
-      return;
+      // Leases renewed or taken before the failure still count, until their own deadline.
     }
     if (this.#stopped) return;
-    const until = started + this.#ttl - MARGIN_MS;
-    const changed = new Set([...this.deps.ids(), ...ids]);
-    const kept = new Set(ids);
+    const changed = new Set([...this.deps.ids(), ...until.keys()]);
     for (const id of this.#held.keys()) {
-      if (!kept.has(id)) this.#held.delete(id), changed.add(id);
+      if (!until.has(id) && !this.#failing) this.#held.delete(id), changed.add(id);
     }
-    for (const id of ids) this.#held.set(id, until);
+    for (const [id, at] of until) this.#held.set(id, at);
     for (const id of changed) this.deps.onChange(id);
   }
 
