@@ -124,7 +124,9 @@ export class WebhookLeases {
       this.#failing = false;
     } catch (error) {
       // The leases held run out at their deadline (#expire): delivery stops, nothing overlaps.
-      if (!this.#failing) this.deps.warn("renewing webhook leases failed", { error: String(error) });
+      if (!this.#failing) {
+        this.deps.warn("renewing webhook leases failed", { error: String(error) });
+      }
       this.#failing = true;
       // Leases renewed or taken before the failure still count, until their own deadline.
     }
