@@ -2,9 +2,10 @@
  * Which replica delivers each webhook endpoint: the one holding its row in webhook_leases. Every
  * tick a replica renews the leases it holds and takes those of enabled endpoints that have none
  * or whose lease expired (the database decides who wins a race). A holder counts a lease as its
- * own only until `tick start + TTL - margin`, a moment before the database lets anyone else take
- * it, so two replicas never deliver the same endpoint at once; a killed holder's leases pass to
- * another replica once they expire (at most TTL + one tick later).
+ * own only until `moment the renewing statement was sent + TTL - margin`, before the database
+ * (which counts from the statement's start) lets anyone else take it, so two replicas never
+ * deliver the same endpoint at once; a killed holder's leases pass to another replica once they
+ * expire (at most TTL + one tick later).
  */
 import type { PgPool } from "./pg_connection.ts";
 
