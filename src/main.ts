@@ -31,6 +31,7 @@ import type { EventStore } from "./store/event_store.ts";
 import type { ApiModule } from "./http/api_module.ts";
 import { type FeedModule, feedModule } from "./feed/feed_routes.ts";
 import { withLogSeq } from "./feed/log_seq.ts";
+import { RecentEvents } from "./feed/recent_events.ts";
 import { acceptingStreamTokens, StreamTokens } from "./feed/stream_tokens.ts";
 import { JsonlWebhookStore } from "./store/jsonl/jsonl_webhook_store.ts";
 import { webhookModule } from "./webhooks/webhook_routes.ts";
@@ -41,6 +42,9 @@ import { Deliverer } from "./webhooks/delivery.ts";
 import { DestinationPolicy } from "./webhooks/destination.ts";
 import { PostgresEventStore } from "./store/postgres/postgres_event_store.ts";
 import { PostgresMaintenance } from "./store/postgres/postgres_maintenance.ts";
+import { PostgresWebhookStore } from "./store/postgres/postgres_webhook_store.ts";
+import { WebhookLeases } from "./store/postgres/webhook_leases.ts";
+import type { WebhookStore } from "./store/webhook_store.ts";
 import { followLog } from "./customers/log_follower.ts";
 import { replicaGate } from "./http/replica_gate.ts";
 
@@ -125,10 +129,8 @@ async function main(): Promise<void> {
     maxStreams: config.maxStreams,
     replayed: shared === undefined ? undefined : replayed.promise,
   });
-  // Webhook endpoints are kept in DATA_DIR; the PostgreSQL store does not hold them yet.
-  const webhookParts = shared === undefined
-    ? await webhooksWiring(config, store, feed, metrics, log)
-    : undefined;
+  // Webhook endpoints live beside the log: in DATA_DIR, or in PostgreSQL shared by the replicas.
+  const webhookParts = await webhooksWiring(config, store, feed, metrics, log);
   const maintenance = new MaintenanceHealth();
   metrics.include(() => maintenance.render());
   const persistence = shared !== undefined
@@ -163,7 +165,7 @@ async function main(): Promise<void> {
         appliedSeq,
       ),
       withLogSeq(feed.module, appliedSeq),
-      ...webhookParts === undefined ? [] : [webhookParts.module],
+      webhookParts.module,
     ],
     authenticate: acceptingStreamTokens(
       streamTokens,
@@ -199,7 +201,7 @@ async function main(): Promise<void> {
     await listener?.close();
     // During the replay nothing was written: the lock goes with the process.
     if (ready) {
-      await webhookParts?.stop();
+      await webhookParts.stop();
       await persistence.settle();
       await persistence.compactIfChanged().catch((error) =>
         log.error("Snapshot at shutdown failed; the log has everything", { error: String(error) })
@@ -253,21 +255,41 @@ async function main(): Promise<void> {
   void ownAllTexts(projection);
   log.always("ready", { url: listener.url, customers: projection.size, replay_ms: ms });
   announce?.(listener.curl("/api/customers"));
-  webhookParts?.dispatcher.start();
+  webhookParts.start();
   if (recovery.eventsReplayed > 0) persistence.startCompaction();
 }
 
-/** The webhooks module over the JSONL webhook store in DATA_DIR, its dispatcher, and how to stop. */
+/**
+ * The webhooks module, its dispatcher, and how to start and stop them. Without DATABASE_URL the
+ * endpoints are in DATA_DIR and this process delivers them all; with it they are in PostgreSQL,
+ * every replica serves them, and each endpoint is delivered by the replica holding its lease.
+ */
 async function webhooksWiring(
   config: Config,
   store: EventStore,
   feed: Pick<FeedModule, "recent" | "oldestSeq">,
   metrics: Metrics,
   log: Logger,
-): Promise<{ module: ApiModule; dispatcher: WebhookDispatcher; stop(): Promise<void> }> {
-  const webhookStore = await JsonlWebhookStore.open(config.dataDir, {
-    warn: (msg, fields) => log.warn(msg, fields),
-  }).catch((error) => Promise.reject(dataDirFailure(error, config.dataDir)));
+): Promise<{ module: ApiModule; start(): void; stop(): Promise<void> }> {
+  const warn = (msg: string, fields: Record<string, unknown>) => log.warn(msg, fields);
+  let webhookStore: WebhookStore;
+  let leases: WebhookLeases | undefined;
+  if (config.databaseUrl === undefined) {
+    webhookStore = await JsonlWebhookStore.open(config.dataDir, { warn })
+      .catch((error) => Promise.reject(dataDirFailure(error, config.dataDir)));
+  } else {
+    const shared = await PostgresWebhookStore.open(config.databaseUrl, { warn })
+      .catch((error) => Promise.reject(new StartupError(databaseFailure(error), EXIT_IO)));
+    webhookStore = shared;
+    leases = new WebhookLeases({
+      pool: shared.pool,
+      holder: shared.holder,
+      refresh: () => shared.refresh(),
+      ids: () => shared.list().map((endpoint) => endpoint.id),
+      onChange: (id) => dispatcher.sync(id),
+      warn,
+    });
+  }
   const webhookPolicy = new DestinationPolicy(config.webhookAllowPrivate);
   const webhooks = new WebhookService({
     store: webhookStore,
@@ -276,12 +298,19 @@ async function webhooksWiring(
     clock: Date.now,
     newId: monotonicFactory(),
     maxWebhooks: config.maxWebhooks,
-    onChange: (id) => dispatcher.sync(id),
+    onChange: (id) => {
+      dispatcher.sync(id);
+      // A new or enabled endpoint is taken at once, not at the next tick.
+      leases?.check();
+    },
   });
   const pressure = new ApiPressure(() => metrics.requestTime);
   const dispatcher = new WebhookDispatcher({
     events: store,
-    tail: feed.recent,
+    // On PostgreSQL the delivering replica reads the head as it grows; through the feed's cache
+    // it would keep there events that another replica's erasure deletes a moment later, and the
+    // feed would go on serving them. A cache of its own keeps the feed's as it was.
+    tail: config.databaseUrl === undefined ? feed.recent : new RecentEvents(store, 2048),
     oldestSeq: () => feed.oldestSeq(),
     apiBusy: () => pressure.busy(),
     webhooks: webhookStore,
@@ -290,6 +319,7 @@ async function webhooksWiring(
     disable: (id, reason) => webhooks.disable(id, reason),
     log,
     observe: (outcome, seconds) => metrics.observeWebhookDelivery(outcome, seconds),
+    owns: leases === undefined ? undefined : (id) => leases.owns(id),
   });
   metrics.watchWebhooks(() =>
     webhookStore.list().map((e) => ({
@@ -306,9 +336,14 @@ async function webhooksWiring(
   });
   return {
     module,
-    dispatcher,
+    start: () => {
+      dispatcher.start();
+      leases?.start();
+    },
     stop: async () => {
       await dispatcher.stop();
+      // Given back once nothing is delivered any more: another replica goes on at its next tick.
+      await leases?.stop();
       await webhookStore.close();
     },
   };

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { eventPages, firstSeqOf, type MigrationLog } from "./migration_log.ts";
+import type { WebhookEndpoint } from "../store/webhook_store.ts";
 
 /** One side's summary; two logs are copies of each other when every field is equal. */
 export interface LogDigest {
@@ -42,8 +43,18 @@ export async function digestOf(log: MigrationLog): Promise<LogDigest> {
   const endpoints = log.webhooks?.list() ?? [];
   const webhooks = createHash("sha256");
   for (const endpoint of endpoints) {
-    webhooks.update(`${JSON.stringify(endpoint)}\n`);
-    webhooks.update(`${JSON.stringify(log.webhooks!.attempts(endpoint.id))}\n`);
+    webhooks.update(`${JSON.stringify(canonical(endpoint))}\n`);
+    const attempts = log.webhooks!.attempts(endpoint.id).map((a) => [
+      a.seq,
+      a.event_type,
+      a.attempt,
+      a.at,
+      a.status_code,
+      a.error,
+      a.duration_ms,
+      a.next_attempt_at,
+    ]);
+    webhooks.update(`${JSON.stringify(attempts)}\n`);
   }
   return {
     head: log.head,
@@ -57,6 +68,23 @@ export async function digestOf(log: MigrationLog): Promise<LogDigest> {
     webhooks: endpoints.length,
     webhooksSha256: webhooks.digest("hex"),
   };
+}
+
+/** An endpoint with its fields in one order, however its store built the object. */
+function canonical(endpoint: WebhookEndpoint): unknown[] {
+  return [
+    endpoint.id,
+    endpoint.version,
+    endpoint.url,
+    endpoint.types,
+    endpoint.description,
+    endpoint.enabled,
+    endpoint.disabled_reason,
+    endpoint.last_seq,
+    endpoint.created_at,
+    endpoint.updated_at,
+    endpoint.secrets.map((s) => [s.secret, s.expires_at]),
+  ];
 }
 
 /** The fields where two digests differ, as "name: source → copy". */

@@ -53,13 +53,6 @@ async function toPostgres(settings: Settings): Promise<MigrationLog> {
     await postgresImport.requireEmpty(target.pool);
     const source = await openJsonlLog(settings.dataDir, settings.idempotencyMaxKeys);
     try {
-      const endpoints = source.webhooks?.list().length ?? 0;
-      if (endpoints > 0) {
-        // The PostgreSQL webhook store plugs in here (copyWebhooks) once it exists.
-        throw new Error(
-          `${source.name} holds ${endpoints} webhook endpoint(s), which this version cannot keep in PostgreSQL; nothing was copied`,
-        );
-      }
       const sourceDigest = await digestOf(source);
       const copied = await postgresImport.importLog(target.pool, {
         events: eventPages(source.store, sourceDigest.firstSeq, source.head),
@@ -68,8 +61,12 @@ async function toPostgres(settings: Settings): Promise<MigrationLog> {
         customers: source.projection.all().map((record) => customerFacts(record.json)),
         records: source.service.records(),
         idOf: (record) => source.service.idOf(record),
+        webhooks: source.webhooks,
       });
-      console.log(`copied ${copied} events and ${source.projection.size} customers`);
+      console.log(
+        `copied ${copied} events, ${source.projection.size} customers and ` +
+          `${source.webhooks?.list().length ?? 0} webhook endpoints`,
+      );
       return await checked(
         sourceDigest,
         () => openPostgresLog(settings.databaseUrl, settings.idempotencyMaxKeys),
@@ -94,12 +91,15 @@ async function toJsonl(settings: Settings): Promise<MigrationLog> {
       lastSeq: source.head,
       records: source.service.records(),
     }, settings.segmentMaxBytes);
+    let endpoints = 0;
     if (source.webhooks !== undefined) {
       const webhooks = await JsonlWebhookStore.open(settings.dataDir);
-      await copyWebhooks(source.webhooks, webhooks);
+      endpoints = await copyWebhooks(source.webhooks, webhooks);
       await webhooks.close();
     }
-    console.log(`copied ${copied} events and ${source.projection.size} customers`);
+    console.log(
+      `copied ${copied} events, ${source.projection.size} customers and ${endpoints} webhook endpoints`,
+    );
     return await checked(
       sourceDigest,
       () => openJsonlLog(settings.dataDir, settings.idempotencyMaxKeys),

@@ -14,6 +14,7 @@ import { JsonlEventStore } from "../store/jsonl/jsonl_store.ts";
 import { JsonlWebhookStore } from "../store/jsonl/jsonl_webhook_store.ts";
 import { PostgresEventStore } from "../store/postgres/postgres_event_store.ts";
 import { PostgresMaintenance } from "../store/postgres/postgres_maintenance.ts";
+import { PostgresWebhookStore } from "../store/postgres/postgres_webhook_store.ts";
 
 /** An opened log and the state recovered from it. */
 export interface MigrationLog {
@@ -78,15 +79,23 @@ export async function openPostgresLog(
   const store = await PostgresEventStore.open(url, { maxConnections: 2 });
   const { projection, service } = serviceOver(store, idempotencyMaxKeys);
   await new PostgresMaintenance(store, service).recover();
+  const webhooks = await PostgresWebhookStore.open(url, { holder: "migrate" }).catch(
+    async (error) => {
+      await store.close();
+      throw error;
+    },
+  );
   return {
     name: "the database in DATABASE_URL",
     store,
     service,
     projection,
     head: service.appliedSeq,
-    // PostgreSQL keeps no webhook endpoints yet.
-    webhooks: undefined,
-    close: () => store.close(),
+    webhooks,
+    close: async () => {
+      await webhooks.close();
+      await store.close();
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import {
   type WebhookEndpoint,
   type WebhookStore,
 } from "./webhook_store.ts";
+import { ExpectedVersionConflictError } from "./store_errors.ts";
 
 /**
  * Webhook state held in memory: the reference behaviour of the port, which the memory backend is
@@ -26,10 +27,23 @@ export class WebhookState implements WebhookStore {
   }
 
   put(endpoint: WebhookEndpoint): Promise<void> {
+    const conflict = staleVersion(endpoint, this.#endpoints.get(endpoint.id)?.version);
+    if (conflict !== undefined) return Promise.reject(conflict);
+    this.set(endpoint);
+    return Promise.resolve();
+  }
+
+  /** Stores an endpoint whatever the stored version (a replay, a copy read back from storage). */
+  set(endpoint: WebhookEndpoint): void {
     const stored = this.#endpoints.get(endpoint.id);
     const last_seq = Math.max(stored?.last_seq ?? 0, endpoint.last_seq);
     this.#endpoints.set(endpoint.id, { ...copyOf(endpoint), last_seq });
-    return Promise.resolve();
+  }
+
+  /** Replaces an endpoint's deliveries log with `attempts` (oldest first), as read back. */
+  setAttempts(id: string, attempts: DeliveryAttempt[]): void {
+    if (!this.#endpoints.has(id)) return;
+    this.#attempts.set(id, attempts.slice(-this.attemptsKept));
   }
 
   remove(id: string): Promise<void> {
@@ -64,9 +78,22 @@ export class WebhookState implements WebhookStore {
     return (this.#attempts.get(id) ?? []).map((attempt) => ({ ...attempt })).reverse();
   }
 
+  refresh(): Promise<void> {
+    return Promise.resolve();
+  }
+
   close(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/** The conflict of a put of `endpoint` over a stored `version`, or undefined when it is newer. */
+export function staleVersion(
+  endpoint: WebhookEndpoint,
+  version: number | undefined,
+): ExpectedVersionConflictError | undefined {
+  if (version === undefined || endpoint.version > version) return undefined;
+  return new ExpectedVersionConflictError(endpoint.id, endpoint.version - 1, version);
 }
 
 /** A copy a caller may change: delivery reads endpoints per event, so no deep clone. */

@@ -42,8 +42,10 @@ export interface DeliveryAttempt {
 
 /**
  * Durable webhook endpoints, their delivery checkpoints and deliveries logs: the port the webhook
- * service owns. Backends: store/memory (the reference), store/jsonl; every one passes
- * tests/store/webhook_store_contract.ts. A resolved write is durable.
+ * service owns. Backends: store/memory (the reference), store/jsonl, store/postgres; every one
+ * passes tests/store/webhook_store_contract.ts. A resolved write is durable. Reads answer from
+ * what the store last saw; a store that other processes write too (PostgreSQL) catches up on
+ * refresh().
  */
 export interface WebhookStore {
   /** Every endpoint, in id order. */
@@ -52,7 +54,9 @@ export interface WebhookStore {
   get(id: string): WebhookEndpoint | undefined;
   /**
    * Creates or replaces an endpoint; its checkpoint never moves back (the newer of the stored and
-   * the given `last_seq` stays), so a change racing a delivery loses no progress.
+   * the given `last_seq` stays), so a change racing a delivery loses no progress. A put whose
+   * `version` is not above the stored one is stale (another writer got there first) and rejects
+   * with ExpectedVersionConflictError, writing nothing.
    */
   put(endpoint: WebhookEndpoint): Promise<void>;
   /** Removes an endpoint and its deliveries log; nothing when it does not exist. */
@@ -63,6 +67,11 @@ export interface WebhookStore {
   recordAttempt(id: string, attempt: DeliveryAttempt): Promise<void>;
   /** An endpoint's attempts, newest first. */
   attempts(id: string): DeliveryAttempt[];
+  /**
+   * Reads what other processes wrote since: every endpoint, and with `id` that endpoint's
+   * deliveries log too. Nothing to do for a store that only this process writes.
+   */
+  refresh(id?: string): Promise<void>;
   /** Waits for pending writes, then releases the store. */
   close(): Promise<void>;
 }

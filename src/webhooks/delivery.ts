@@ -35,8 +35,15 @@ export class Deliverer {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** One attempt: resolve and check the URL's host, then POST to the checked address. */
-  async attempt(endpoint: WebhookEndpoint, message: Message): Promise<AttemptResult> {
+  /**
+   * One attempt: resolve and check the URL's host, then POST to the checked address. `signal`
+   * cuts it off (the connection is closed; the result is a network error).
+   */
+  async attempt(
+    endpoint: WebhookEndpoint,
+    message: Message,
+    signal?: AbortSignal,
+  ): Promise<AttemptResult> {
     const started = performance.now();
     const done = (statusCode: number | null, error: string | null): AttemptResult => ({
       ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
@@ -71,6 +78,8 @@ export class Deliverer {
       message.bytes ?? message.body,
       this.timeoutMs,
       kept,
+      undefined,
+      signal,
     );
     if (open !== undefined) {
       const other = this.#idle.get(endpoint.id);

@@ -31,6 +31,13 @@ export interface DispatcherDeps {
   log: Pick<Logger, "warn" | "error">;
   /** Observes every attempt's outcome (`success`, `failure`, `timeout`...) and duration. */
   observe?: (outcome: string, seconds: number) => void;
+  /**
+   * With replicas sharing the endpoints (PostgreSQL): true while this process may deliver to an
+   * endpoint (it holds its lease). Loops run only for owned endpoints, check before every attempt,
+   * and an attempt in flight is cut off when the ownership ends (sync is told then). Without it,
+   * this process delivers every endpoint.
+   */
+  owns?: (id: string) => boolean;
   /** True while the API is saturated: deliveries then start at a bounded rate (DeliveryGate). */
   apiBusy?: () => boolean;
   clock?: () => number;
@@ -77,7 +84,8 @@ export class WebhookDispatcher {
     if (this.#stopped) return;
     const endpoint = this.deps.webhooks.get(id);
     const loop = this.#loops.get(id);
-    if (endpoint?.enabled && loop === undefined) {
+    const active = endpoint?.enabled === true && this.#owns(id);
+    if (active && loop === undefined) {
       const stop = new AbortController();
       let pause = 0;
       const done = this.#run(id, stop.signal).catch((error) => {
@@ -90,7 +98,7 @@ export class WebhookDispatcher {
         if (!stop.signal.aborted) setTimeout(() => this.sync(id), pause);
       });
       this.#loops.set(id, { stop, done });
-    } else if (!endpoint?.enabled && loop !== undefined) {
+    } else if (!active && loop !== undefined) {
       loop.stop.abort();
       this.#loops.delete(id);
     }
@@ -143,7 +151,9 @@ export class WebhookDispatcher {
       }
       for (const event of events) {
         const endpoint = this.deps.webhooks.get(id);
-        if (signal.aborted || endpoint === undefined || !endpoint.enabled) return;
+        if (signal.aborted || endpoint === undefined || !endpoint.enabled || !this.#owns(id)) {
+          return;
+        }
         if (endpoint.types.includes(event.type)) {
           if (!await this.#deliver(endpoint, eventMessage(event), signal)) return;
           // One checkpoint per 50 ms of progress, not one per delivery (the batch's end adds one).
@@ -173,9 +183,11 @@ export class WebhookDispatcher {
       if (signal.aborted || endpoint === undefined || !endpoint.enabled) return false;
       const turn = this.#gate.enter();
       if (turn !== undefined) await turn;
-      if (signal.aborted) return false;
+      if (signal.aborted || !this.#owns(id)) return false;
       const at = this.#clock();
-      const result = await this.deps.deliverer.attempt(endpoint, message);
+      // Shared endpoints: losing the lease cuts the attempt off, before another replica starts.
+      const cut = this.deps.owns === undefined ? undefined : signal;
+      const result = await this.deps.deliverer.attempt(endpoint, message, cut);
       if (signal.aborted) return false;
       this.#observe(id, message, result);
       const last = result.gone || attempt > schedule.length;
@@ -203,6 +215,10 @@ export class WebhookDispatcher {
       }
       await sleep(schedule[attempt - 1], signal);
     }
+  }
+
+  #owns(id: string): boolean {
+    return this.deps.owns?.(id) ?? true;
   }
 
   #observe(_id: string, _message: Message, result: AttemptResult): void {

@@ -43,17 +43,26 @@ export async function postTo(
   kept?: OpenConnection,
   /** Extra trusted CA certificates (PEM), for tests with a receiver of their own. */
   caCerts?: string[],
+  /** Cuts the attempt off: the connection is closed and no answer awaited. */
+  signal?: AbortSignal,
 ): Promise<{ outcome: PostOutcome; open?: OpenConnection }> {
+  if (signal?.aborted) {
+    if (kept !== undefined) close(kept.conn);
+    return { outcome: { error: "cut off" } };
+  }
   const key = connectionKey(destination);
   let open: OpenConnection | undefined = kept?.key === key ? kept : undefined;
   if (kept !== undefined && open === undefined) close(kept.conn);
   const reused = open !== undefined;
   const deadline = deadlines.add(timeoutMs, () => open !== undefined && close(open.conn));
+  const cut = () => open !== undefined && close(open.conn);
+  signal?.addEventListener("abort", cut, { once: true });
   try {
     if (open === undefined) {
       const tcp = await Deno.connect({ hostname: destination.address, port: destination.port });
       open = { conn: tcp, key, buffer: new Uint8Array(MAX_ANSWER_BYTES) };
       if (deadline.expired) throw new Error("timeout");
+      if (signal?.aborted) throw new Error("cut off");
       if (destination.tls) {
         open.conn = await Deno.startTls(tcp, {
           hostname: destination.url.hostname.replace(/^\[|\]$/g, ""),
@@ -70,6 +79,7 @@ export async function postTo(
     await writeAll(open.conn, request(open, head, bytes));
     const answer = await readAnswer(open.conn, open.buffer);
     deadlines.remove(deadline);
+    if (signal?.aborted) throw new Error("cut off");
     if (answer.reusable) return { outcome: { status: answer.status }, open };
     close(open.conn);
     return { outcome: { status: answer.status } };
@@ -77,9 +87,12 @@ export async function postTo(
     deadlines.remove(deadline);
     if (open !== undefined) close(open.conn);
     if (deadline.expired) return { outcome: { error: `no answer within ${timeoutMs} ms` } };
+    if (signal?.aborted) return { outcome: { error: "cut off" } };
     // A kept connection the receiver closed meanwhile: try once more on a new one.
-    if (reused) return postTo(destination, headers, body, timeoutMs, undefined, caCerts);
+    if (reused) return postTo(destination, headers, body, timeoutMs, undefined, caCerts, signal);
     return { outcome: { error: error instanceof Error ? error.message : String(error) } };
+  } finally {
+    signal?.removeEventListener("abort", cut);
   }
 }
 

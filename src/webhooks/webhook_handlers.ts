@@ -28,7 +28,8 @@ export function webhookHandlers(
     return id;
   };
   return {
-    list(_request: Request, context: HandlerContext): Response {
+    async list(_request: Request, context: HandlerContext): Promise<Response> {
+      await service.refresh();
       const query = parseWebhookListQuery(context.url.search);
       const after = service.list().filter((e) => query.after === undefined || e.id > query.after);
       const page = after.slice(0, query.limit);
@@ -51,12 +52,16 @@ export function webhookHandlers(
       return response;
     },
 
-    read(_request: Request, context: HandlerContext): Response {
-      return endpointResponse(service.get(idOf(context)), 200);
+    async read(_request: Request, context: HandlerContext): Promise<Response> {
+      const id = idOf(context);
+      await service.refresh();
+      return endpointResponse(service.get(id), 200);
     },
 
     async patch(request: Request, context: HandlerContext): Promise<Response> {
-      const id = service.get(idOf(context)).id;
+      const id = idOf(context);
+      await service.refresh();
+      service.get(id);
       const body = await readJsonBody(request, PATCH_BODY, maxBodyBytes, bodyTimeoutMs);
       const expected = parseIfMatch(request.headers.get("if-match"));
       return endpointResponse(await service.patch(id, body, expected), 200);
@@ -74,12 +79,13 @@ export function webhookHandlers(
     },
 
     async ping(_request: Request, context: HandlerContext): Promise<Response> {
-      const endpoint = service.get(idOf(context));
-      const id = `ping_${pingId()}`;
+      const id = idOf(context);
+      await service.refresh();
+      const endpoint = service.get(id);
       const time = new Date().toISOString();
       const body = JSON.stringify({ type: "webhook.ping", time, webhook_id: endpoint.id });
       const result = await dispatcher.sendNow(endpoint.id, {
-        id,
+        id: `ping_${pingId()}`,
         type: "webhook.ping",
         seq: 0,
         body,
@@ -93,8 +99,10 @@ export function webhookHandlers(
       return new Response(JSON.stringify(answer), { headers: { "content-type": JSON_TYPE } });
     },
 
-    deliveries(_request: Request, context: HandlerContext): Response {
-      const id = service.get(idOf(context)).id;
+    async deliveries(_request: Request, context: HandlerContext): Promise<Response> {
+      const id = idOf(context);
+      await service.refresh(id);
+      service.get(id);
       const body = JSON.stringify({ data: service.attempts(id) });
       return new Response(body, { headers: { "content-type": JSON_TYPE } });
     },

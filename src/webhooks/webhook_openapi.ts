@@ -13,6 +13,8 @@ import { headersOf } from "../openapi/openapi_responses.ts";
 import { WEBHOOK_SCHEMAS } from "./webhook_schemas.ts";
 
 const STORE_PROBLEMS: ProblemSlug[] = ["storage-unavailable", "storage-full"];
+/** Reads too fail while the database that holds the endpoints (with DATABASE_URL) is down. */
+const READ_PROBLEMS: ProblemSlug[] = ["storage-unavailable"];
 const ok = (description: string, schemaName: string, headers: string[] = ["ETag"]) => ({
   "200": { description, headers: headersOf(headers), content: json(schemaName) },
 });
@@ -41,7 +43,7 @@ export const WEBHOOK_API: ApiDescription = {
         description: "Pages through endpoints in id order; secrets are never shown.",
         parameters: [param("limit"), param("cursor")],
         ok: ok("One page of endpoints.", "WebhookPage", ["Link"]),
-        problems: ["bad-request"],
+        problems: ["bad-request", ...READ_PROBLEMS],
       })),
       post: operation({
         ...common,
@@ -71,7 +73,7 @@ export const WEBHOOK_API: ApiDescription = {
         summary: "Get a webhook endpoint",
         description: "Reads one endpoint, its state and checkpoint.",
         ok: ok("The endpoint.", "Webhook"),
-        problems: ["not-found"],
+        problems: ["not-found", ...READ_PROBLEMS],
       })),
       patch: operation({
         ...common,
@@ -131,7 +133,7 @@ export const WEBHOOK_API: ApiDescription = {
         summary: "Recent delivery attempts",
         description: "At least the last 100 attempts, newest first, kept across restarts.",
         ok: ok("The attempts.", "DeliveryPage", []),
-        problems: ["not-found"],
+        problems: ["not-found", ...READ_PROBLEMS],
       })),
     },
   },

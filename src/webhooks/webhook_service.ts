@@ -3,6 +3,7 @@ import type { ExpectedVersions } from "../domain/commands.ts";
 import { applyMergePatch } from "../domain/merge_patch.ts";
 import { isPlainObject } from "../domain/validation.ts";
 import type { DeliveryAttempt, WebhookEndpoint, WebhookStore } from "../store/webhook_store.ts";
+import { ExpectedVersionConflictError } from "../store/store_errors.ts";
 import { type DestinationPolicy, UnsafeDestinationError } from "./destination.ts";
 import { newSecret } from "./signing.ts";
 import { WebhookLimitError, WebhookNotFoundError } from "./webhook_errors.ts";
@@ -30,6 +31,14 @@ export class WebhookService {
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: WebhookServiceDeps) {}
+
+  /**
+   * Reads what other replicas changed (the store's refresh; with `id`, its deliveries log too):
+   * the API calls it before answering, so no replica serves an endpoint older than another's.
+   */
+  refresh(id?: string): Promise<void> {
+    return this.deps.store.refresh(id);
+  }
 
   /** Every endpoint in id order. */
   list(): WebhookEndpoint[] {
@@ -165,8 +174,25 @@ export class WebhookService {
   }
 
   #serial<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.#queue.then(work);
+    const result = this.#queue.then(() => this.#fresh(work));
     this.#queue = result.catch(() => {});
     return result;
+  }
+
+  /**
+   * Runs a change on the newest state. Another process may change the endpoint between the read
+   * and the write (replicas on PostgreSQL); the store then refuses the stale write and the change
+   * is made again on what it holds now, where an If-Match that no longer matches fails with 412.
+   */
+  async #fresh<T>(work: () => Promise<T>): Promise<T> {
+    for (let tries = 1;; tries++) {
+      await this.deps.store.refresh();
+      try {
+        return await work();
+      } catch (error) {
+        if (!(error instanceof ExpectedVersionConflictError)) throw error;
+        if (tries >= 5) throw new VersionMismatchError(error.actual);
+      }
+    }
   }
 }

@@ -2,11 +2,14 @@
  * `deno task migrate` end to end: a DATA_DIR written by the real server (creates, an update, a
  * delete, an idempotent create) is copied into a fresh PostgreSQL schema, served from there by a
  * real server with the same customers, versions and feed seqs, copied back into a new DATA_DIR
- * and served again; a target that holds data is refused with exit 73 and left as it was.
+ * and served again; webhook endpoints go both ways too; a target that holds data is refused with
+ * exit 73 and left as it was.
  */
 import assert from "node:assert/strict";
 import { writeEventLog } from "../../bench/event_log_fixture.ts";
 import { JsonlWebhookStore } from "../../src/store/jsonl/jsonl_webhook_store.ts";
+import { PostgresWebhookStore } from "../../src/store/postgres/postgres_webhook_store.ts";
+import type { WebhookEndpoint } from "../../src/store/webhook_store.ts";
 import { ApiClient, newCustomer } from "../support/api.ts";
 import { runDenoTask } from "../support/deno_task.ts";
 import { listFiles } from "../support/data_dir.ts";
@@ -140,33 +143,112 @@ Deno.test("migrate copies a DATA_DIR whose oldest segments compaction dropped, a
   await roundTrip({ SNAPSHOT_EVERY: "2" }, true);
 });
 
-Deno.test("migrate refuses a DATA_DIR with webhook endpoints while PostgreSQL cannot keep them, copying nothing", async () => {
+/** Two endpoints as a server leaves them: one rotated and delivering, one disabled by failures. */
+async function writeWebhooks(dataDir: string): Promise<WebhookEndpoint[]> {
+  const webhooks = await JsonlWebhookStore.open(dataDir);
+  const secret = (c: string) => `whsec_${btoa(c.repeat(32))}`;
+  const endpoints: WebhookEndpoint[] = [{
+    id: "01JDQ8Z5K3M4N5P6Q7R8S9WHK1",
+    url: "https://receiver.example.com/hook",
+    types: ["customer.created", "customer.deleted"],
+    description: "crm",
+    enabled: true,
+    disabled_reason: null,
+    last_seq: 17,
+    created_at: "2026-11-20T10:00:00.000Z",
+    updated_at: "2026-11-21T10:00:00.000Z",
+    version: 3,
+    secrets: [{ secret: secret("b"), expires_at: null }, {
+      secret: secret("a"),
+      expires_at: "2026-11-22T10:00:00.000Z",
+    }],
+  }, {
+    id: "01JDQ8Z5K3M4N5P6Q7R8S9WHK2",
+    url: "https://other.example.com/in",
+    types: ["customer.updated"],
+    description: "",
+    enabled: false,
+    disabled_reason: "failures: 9 attempts of seq 4 failed",
+    last_seq: 3,
+    created_at: "2026-11-20T11:00:00.000Z",
+    updated_at: "2026-11-20T12:00:00.000Z",
+    version: 2,
+    secrets: [{ secret: secret("c"), expires_at: null }],
+  }];
+  for (const endpoint of endpoints) await webhooks.put(endpoint);
+  for (let seq = 15; seq <= 17; seq++) {
+    await webhooks.recordAttempt(endpoints[0].id, {
+      seq,
+      event_type: "customer.created",
+      attempt: seq === 16 ? 2 : 1,
+      at: `2026-11-21T10:00:${seq}.000Z`,
+      status_code: seq === 15 ? 503 : 204,
+      error: null,
+      duration_ms: 12.5,
+      next_attempt_at: seq === 15 ? "2026-11-21T10:01:00.000Z" : null,
+    });
+  }
+  await webhooks.close();
+  return endpoints;
+}
+
+Deno.test("migrate copies webhook endpoints (ids, versions, secrets, state, checkpoints, deliveries logs) into PostgreSQL and back", async () => {
+  const parent = await makeDataDir();
+  const schema = await createTestSchema();
+  const dataDir = `${parent}/source`;
+  const backDir = `${parent}/copy`;
+  try {
+    await Deno.mkdir(dataDir);
+    await writeEventLog(dataDir, 20);
+    const endpoints = await writeWebhooks(dataDir);
+    const source = await JsonlWebhookStore.open(dataDir);
+    const attempts = source.attempts(endpoints[0].id);
+    await source.close();
+    assert.equal(attempts.length, 3);
+
+    const there = await runDenoTask("migrate", ["--to", "postgres"], {
+      DATA_DIR: dataDir,
+      DATABASE_URL: schema.url,
+    });
+    assert.equal(there.code, 0, there.stdout + there.stderr);
+    assert.match(there.stdout, /2 webhook endpoints/);
+    const copy = await PostgresWebhookStore.open(schema.url);
+    assert.deepEqual(copy.list(), endpoints);
+    assert.deepEqual(copy.attempts(endpoints[0].id), attempts);
+    assert.deepEqual(copy.attempts(endpoints[1].id), []);
+    await copy.close();
+
+    await Deno.mkdir(backDir);
+    const back = await runDenoTask("migrate", ["--to", "jsonl"], {
+      DATA_DIR: backDir,
+      DATABASE_URL: schema.url,
+    });
+    assert.equal(back.code, 0, back.stdout + back.stderr);
+    const returned = await JsonlWebhookStore.open(backDir);
+    assert.deepEqual(returned.list(), endpoints);
+    assert.deepEqual(returned.attempts(endpoints[0].id), attempts);
+    await returned.close();
+  } finally {
+    await schema.drop();
+    await removeDir(parent);
+  }
+});
+
+Deno.test("migrate refuses a database holding only webhook endpoints, copying nothing", async () => {
   const dataDir = await makeDataDir();
   const schema = await createTestSchema();
   try {
     await writeEventLog(dataDir, 20);
-    const webhooks = await JsonlWebhookStore.open(dataDir);
-    const time = new Date().toISOString();
-    await webhooks.put({
-      id: "01JDQ8Z5K3M4N5P6Q7R8S9WHK1",
-      url: "https://receiver.example.com/hook",
-      types: [],
-      description: "",
-      enabled: true,
-      disabled_reason: null,
-      last_seq: 20,
-      created_at: time,
-      updated_at: time,
-      version: 1,
-      secrets: [{ secret: `whsec_${btoa("x".repeat(32))}`, expires_at: null }],
-    });
-    await webhooks.close();
+    const [endpoint] = await writeWebhooks(dataDir);
+    const target = await PostgresWebhookStore.open(schema.url);
+    await target.put(endpoint);
+    await target.close();
     const run = await runDenoTask("migrate", ["--to", "postgres"], {
       DATA_DIR: dataDir,
       DATABASE_URL: schema.url,
     });
-    assert.equal(run.code, 1, run.stdout + run.stderr);
-    assert.match(run.stderr, /holds 1 webhook endpoint\(s\).*nothing was copied/);
+    assert.equal(run.code, 73, run.stdout + run.stderr);
+    assert.match(run.stderr, /not empty \(0 events, last seq 0, 1 webhook endpoints\)/);
     const [{ n }] = await schema.query(`SELECT count(*) AS n FROM ${schema.name}.events`);
     assert.equal(Number(n), 0);
   } finally {

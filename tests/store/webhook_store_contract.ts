@@ -9,6 +9,7 @@ import {
   type WebhookEndpoint,
   type WebhookStore,
 } from "../../src/store/webhook_store.ts";
+import { ExpectedVersionConflictError } from "../../src/store/store_errors.ts";
 import { ulid } from "../support/events.ts";
 
 /** One backend's storage for one test. */
@@ -17,6 +18,11 @@ export interface WebhookStoreHarness {
   open(): Promise<WebhookStore>;
   /** True when a reopened store must hold what the closed one held. */
   durable: boolean;
+  /**
+   * For a store that several processes share: opens one more store over the same storage, beside
+   * the one open() gave (dispose() closes it).
+   */
+  openShared?: () => Promise<WebhookStore>;
   dispose(): Promise<void>;
 }
 
@@ -108,6 +114,48 @@ export function webhookStoreContract(name: string, harness: () => Promise<Webhoo
     assert.equal(kept[kept.length - 1].seq, 21);
     assert.deepEqual(store.attempts(ulid(2)), [attempt(7)]);
     await store.close();
+  });
+
+  test("a put not newer than the stored version fails and writes nothing", async (h) => {
+    const store = await h.open();
+    await store.put(endpoint(1));
+    await assert.rejects(
+      store.put(endpoint(1, { url: "https://hooks.example.com/late" })),
+      (error) => error instanceof ExpectedVersionConflictError && error.actual === 1,
+    );
+    await store.put(endpoint(1, { version: 3, enabled: false }));
+    await assert.rejects(
+      store.put(endpoint(1, { version: 2 })),
+      (error) => error instanceof ExpectedVersionConflictError && error.actual === 3,
+    );
+    assert.deepEqual(store.get(ulid(1)), endpoint(1, { version: 3, enabled: false }));
+    await store.close();
+  });
+
+  test("stores sharing storage see each other's writes after refresh", async (h) => {
+    if (h.openShared === undefined) return;
+    const a = await h.open();
+    const b = await h.openShared();
+    await a.put(endpoint(1));
+    await a.put(endpoint(2));
+    await b.refresh();
+    assert.deepEqual(b.list(), [endpoint(1), endpoint(2)]);
+    await b.put(endpoint(1, { version: 2, enabled: false }));
+    // A's copy is stale: its change from version 1 loses, as a second writer's would.
+    await assert.rejects(
+      a.put(endpoint(1, { version: 2, url: "https://hooks.example.com/a" })),
+      (error) => error instanceof ExpectedVersionConflictError && error.actual === 2,
+    );
+    await a.checkpoint(ulid(2), 9);
+    await a.recordAttempt(ulid(2), attempt(9));
+    await a.remove(ulid(1));
+    await b.refresh(ulid(2));
+    assert.deepEqual(b.list(), [endpoint(2, { last_seq: 9 })]);
+    assert.deepEqual(b.attempts(ulid(2)), [attempt(9)]);
+    await a.refresh();
+    assert.equal(a.get(ulid(1)), undefined);
+    await b.close();
+    await a.close();
   });
 
   test("remove drops the endpoint and its attempts", async (h) => {

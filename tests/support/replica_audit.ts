@@ -142,7 +142,12 @@ export function assertEmailsUnique(customers: Customer[]): void {
  */
 export function assertRaces(ledger: WriteLedger, feed: FeedEvent[]): void {
   const events = byCustomer(feed);
-  const createdSeq = (id: string) => events.get(id)?.find((e) => e.version === 1)?.seq ?? 0;
+  // A create erasure removed (its customer deleted later) is known by the seq its answer named.
+  const answered = new Map(
+    ledger.acked.filter((a) => a.op === "create" && !a.replayed).map((a) => [a.id, a.seq]),
+  );
+  const createdSeq = (id: string) =>
+    events.get(id)?.find((e) => e.version === 1)?.seq ?? answered.get(id) ?? 0;
   const deletedSeq = (id: string) =>
     events.get(id)?.find((e) => e.type === "customer.deleted")?.seq ?? Infinity;
   for (const answers of ledger.emailRaces) {

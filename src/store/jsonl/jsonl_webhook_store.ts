@@ -1,5 +1,5 @@
 import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
-import { WebhookState } from "../webhook_state.ts";
+import { staleVersion, WebhookState } from "../webhook_state.ts";
 import type { DeliveryAttempt, WebhookEndpoint, WebhookStore } from "../webhook_store.ts";
 import { encodeLine } from "./checked_line.ts";
 import { type Change, neededLines, readWebhookFile } from "./webhook_file.ts";
@@ -34,6 +34,8 @@ export class JsonlWebhookStore implements WebhookStore {
     failed: (error: unknown) => void;
   }[] = [];
   #flushing: Promise<void> | undefined;
+  /** The changes being written and synced now (no longer pending, not yet applied). */
+  #syncing: { change: Change }[] = [];
   #lines: number;
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #lazyMs: number;
@@ -88,6 +90,16 @@ export class JsonlWebhookStore implements WebhookStore {
   }
 
   put(endpoint: WebhookEndpoint): Promise<void> {
+    // Against the newest version, a put still waiting for its sync included.
+    let version = this.#state.get(endpoint.id)?.version;
+    for (const { change } of [...this.#syncing, ...this.#pending]) {
+      if (change.op === "put" && change.endpoint.id === endpoint.id) {
+        version = change.endpoint.version;
+      }
+      if (change.op === "remove" && change.id === endpoint.id) version = undefined;
+    }
+    const conflict = staleVersion(endpoint, version);
+    if (conflict !== undefined) return Promise.reject(conflict);
     return this.#write({ op: "put", endpoint }, true);
   }
 
@@ -107,6 +119,11 @@ export class JsonlWebhookStore implements WebhookStore {
     return this.#state.attempts(id);
   }
 
+  /** Only this process writes the file: nothing to catch up on. */
+  refresh(): Promise<void> {
+    return Promise.resolve();
+  }
+
   async close(): Promise<void> {
     clearTimeout(this.#timer);
     this.#closing = true;
@@ -119,7 +136,7 @@ export class JsonlWebhookStore implements WebhookStore {
   #apply(change: Change): void {
     switch (change.op) {
       case "put":
-        this.#state.put(change.endpoint);
+        this.#state.set(change.endpoint);
         break;
       case "remove":
         this.#state.remove(change.id);
@@ -155,7 +172,7 @@ export class JsonlWebhookStore implements WebhookStore {
 
   async #flush(): Promise<void> {
     while (this.#pending.length > 0) {
-      const batch = this.#pending.splice(0);
+      const batch = this.#syncing = this.#pending.splice(0);
       const needed = neededLines(batch.map((item) => item.change));
       try {
         const lines = batch.filter(({ change }) => needed.has(change)).map((item) =>
@@ -172,6 +189,7 @@ export class JsonlWebhookStore implements WebhookStore {
       } catch (error) {
         for (const item of batch) item.failed(error);
       }
+      this.#syncing = [];
       if (this.#lines > this.compactAfter + this.#state.size) {
         // A failed rewrite leaves the old file whole; appending to it goes on.
         await this.#compact().catch((error) =>

@@ -1,19 +1,23 @@
 /**
  * `deno task migrate` into PostgreSQL: writes a whole log (events with their own seqs, the state
  * as a snapshot, the tables the append transaction keeps: stream versions, live emails,
- * idempotency keys) into an empty database, in one transaction, so a failed copy leaves the
- * database empty; every statement writes at most 5,000 rows.
+ * idempotency keys) and the webhook endpoints with their deliveries logs into an empty database,
+ * in one transaction, so a failed copy leaves the database empty; every statement writes at most
+ * 5,000 rows.
  */
 import type { ReplayedEvent } from "../event_store.ts";
 import type { PgClient, PgPool } from "./pg_connection.ts";
 import { INSERT_EVENTS } from "./queued_append.ts";
 import { insertSnapshot } from "./pg_snapshots.ts";
+import { insertWebhooks } from "./postgres_webhook_store.ts";
+import type { WebhookStore } from "../webhook_store.ts";
 
 /** The target database already holds a log: migrate copies into an empty one only. */
 export class DatabaseNotEmptyError extends Error {
-  constructor(events: number, lastSeq: number) {
+  constructor(events: number, lastSeq: number, webhooks = 0) {
     super(
-      `the database in DATABASE_URL is not empty (${events} events, last seq ${lastSeq}); ` +
+      `the database in DATABASE_URL is not empty (${events} events, last seq ${lastSeq}` +
+        `${webhooks > 0 ? `, ${webhooks} webhook endpoints` : ""}); ` +
         "migrate copies into an empty database only: use a new database or schema",
     );
     this.name = "DatabaseNotEmptyError";
@@ -33,16 +37,26 @@ export interface PostgresImport {
   /** The state at lastSeq as snapshot records (SnapshotSource.records), and their customers. */
   records: Iterable<string>;
   idOf: (record: string) => string;
+  /** The webhook endpoints (checkpoints, secrets, versions) and their deliveries logs. */
+  webhooks?: Pick<WebhookStore, "list" | "attempts">;
 }
 
-/** Throws DatabaseNotEmptyError unless the (migrated) schema holds no event and no snapshot. */
+/**
+ * Throws DatabaseNotEmptyError unless the (migrated) schema holds no event, no snapshot and no
+ * webhook endpoint.
+ */
 export async function requireEmpty(db: PgPool | PgClient): Promise<void> {
-  const { rows: [row] } = await db.query<{ head: string; events: string; snapshots: string }>(
+  const { rows: [row] } = await db.query<
+    { head: string; events: string; snapshots: string; webhooks: string }
+  >(
     `SELECT (SELECT seq FROM log_head) AS head, (SELECT count(*) FROM events) AS events,
-      (SELECT count(*) FROM snapshots) AS snapshots`,
+      (SELECT count(*) FROM snapshots) AS snapshots,
+      (SELECT count(*) FROM webhook_endpoints) AS webhooks`,
   );
-  if (Number(row.head) > 0 || Number(row.events) > 0 || Number(row.snapshots) > 0) {
-    throw new DatabaseNotEmptyError(Number(row.events), Number(row.head));
+  const [head, events, snapshots, webhooks] = [row.head, row.events, row.snapshots, row.webhooks]
+    .map(Number);
+  if (head > 0 || events > 0 || snapshots > 0 || webhooks > 0) {
+    throw new DatabaseNotEmptyError(events, head, webhooks);
   }
 }
 
@@ -88,6 +102,10 @@ export async function importLog(pool: PgPool, log: PostgresImport): Promise<numb
     await insertSnapshot(client, log.lastSeq, log.records, log.idOf);
     await client.query("UPDATE log_head SET seq = $1", [log.lastSeq]);
     await client.query("UPDATE log_start SET first_seq = $1", [log.firstSeq]);
+    if (log.webhooks !== undefined) {
+      const webhooks = log.webhooks;
+      await insertWebhooks(client, webhooks.list(), (id) => webhooks.attempts(id), "migrate");
+    }
     await client.query("COMMIT");
     client.release();
     return count;

@@ -61,6 +61,47 @@ const MIGRATIONS: readonly string[] = [
   `,
   // The whole group commit as one server-side function: one round trip per commit.
   APPEND_FUNCTION,
+  `
+  -- Webhook endpoints, shared by every replica. A put writes only over an older version, so a
+  -- change made from a stale read fails (postgres_webhook_store.ts). Times stay text: the API
+  -- serves them as they were given.
+  CREATE TABLE webhook_endpoints (
+    id text PRIMARY KEY,
+    version integer NOT NULL,
+    url text NOT NULL,
+    types text[] NOT NULL,
+    description text NOT NULL,
+    enabled boolean NOT NULL,
+    disabled_reason text,
+    last_seq bigint NOT NULL,
+    created_at text NOT NULL,
+    updated_at text NOT NULL,
+    secrets jsonb NOT NULL
+  );
+  -- The deliveries log: n orders the attempts; each endpoint keeps its newest (ATTEMPTS_KEPT).
+  -- sent_by names the replica that made the attempt (not served; for operators and tests).
+  CREATE TABLE webhook_attempts (
+    endpoint_id text NOT NULL REFERENCES webhook_endpoints ON DELETE CASCADE,
+    n bigint GENERATED ALWAYS AS IDENTITY,
+    seq bigint NOT NULL,
+    event_type text NOT NULL,
+    attempt integer NOT NULL,
+    at text NOT NULL,
+    status_code integer,
+    error text,
+    duration_ms double precision NOT NULL,
+    next_attempt_at text,
+    sent_by text NOT NULL,
+    PRIMARY KEY (endpoint_id, n)
+  );
+  -- Who delivers each endpoint: one replica holds the lease until expires_at and renews it; once
+  -- it has expired another replica may take it (webhook_leases.ts).
+  CREATE TABLE webhook_leases (
+    endpoint_id text PRIMARY KEY REFERENCES webhook_endpoints ON DELETE CASCADE,
+    holder text NOT NULL,
+    expires_at timestamptz NOT NULL
+  );
+  `,
 ];
 
 /** The schema version this code needs. */
