@@ -20,15 +20,25 @@ export class ReplicaSet {
   readonly replicas: Replica[] = [];
   #databaseUrl: string;
   #token: string;
+  #env: Record<string, string>;
 
-  private constructor(databaseUrl: string, token: string) {
+  private constructor(databaseUrl: string, token: string, env: Record<string, string>) {
     this.#databaseUrl = databaseUrl;
     this.#token = token;
+    this.#env = env;
   }
 
-  /** Starts the replicas one after another (each migrates under the advisory lock). */
-  static async start(count: number, databaseUrl: string, token: string): Promise<ReplicaSet> {
-    const set = new ReplicaSet(databaseUrl, token);
+  /**
+   * Starts the replicas one after another (each migrates under the advisory lock), each with
+   * `env` (settings such as EVENT_RETENTION) besides its DATABASE_URL.
+   */
+  static async start(
+    count: number,
+    databaseUrl: string,
+    token: string,
+    env: Record<string, string> = {},
+  ): Promise<ReplicaSet> {
+    const set = new ReplicaSet(databaseUrl, token, env);
     const target = new URL(databaseUrl);
     try {
       for (let index = 0; index < count; index++) {
@@ -63,7 +73,7 @@ export class ReplicaSet {
     const replica = this.replicas[index];
     const url = new URL(this.#databaseUrl);
     url.port = String(replica.proxy.port);
-    replica.server = await startServer({ env: { DATABASE_URL: url.toString() } });
+    replica.server = await startServer({ env: { ...this.#env, DATABASE_URL: url.toString() } });
     replica.api = new ApiClient(replica.server.url, this.#token);
   }
 
