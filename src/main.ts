@@ -146,8 +146,6 @@ async function main(): Promise<void> {
       eraseWithinMs: config.eraseWithinSeconds * 1000,
       onOutcome: (error) =>
         error === undefined ? maintenance.succeeded() : maintenance.failed(error),
-      // The recent events (the feed's and the webhooks') forget what a compaction erased.
-      onCompacted: () => feed.erased(),
       retentionMs: config.eventRetentionMs,
     });
   service.addCommitListener((event) => persistence.noteCommit(event));

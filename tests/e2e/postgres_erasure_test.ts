@@ -5,8 +5,8 @@
  * and from every table (`pg_dump --data-only`); its `customer.deleted` stays.
  */
 import assert from "node:assert/strict";
-import { type ApiClient, assertProblem, newCustomer } from "../support/api.ts";
-import { eventually, feedText, streamText } from "../support/erasure_probe.ts";
+import { assertProblem, newCustomer } from "../support/api.ts";
+import { ALL_PLACES, eventually, feedText, placesShowing } from "../support/erasure_probe.ts";
 import { createTestSchema, TEST_DATABASE_URL, type TestSchema } from "../support/postgres.ts";
 import { ReplicaSet } from "../support/replica_set.ts";
 import { makeToken } from "../support/tokens.ts";
@@ -24,17 +24,6 @@ async function dumpedRows(schema: TestSchema): Promise<string> {
   const errors = new TextDecoder().decode(output.stderr);
   assert.equal(output.code, 0, errors);
   return new TextDecoder().decode(output.stdout);
-}
-
-/** Where `marker` can still be read on a replica: feed, one customer's feed, stream, history. */
-async function placesShowing(api: ApiClient, marker: string, id: string, headSeq: number) {
-  const places: string[] = [];
-  if ((await feedText(api)).includes(marker)) places.push("GET /api/events");
-  if ((await feedText(api, id)).includes(marker)) places.push("GET /api/events?customer_id");
-  if ((await streamText(api, headSeq)).includes(marker)) places.push("the event stream");
-  const history = await api.get(`/api/customers/${id}/history`);
-  if (history.text.includes(marker)) places.push("history");
-  return places;
 }
 
 Deno.test("a customer deleted on one replica leaves every replica's feed, stream and history, and every table; its delete stays", async () => {
@@ -57,12 +46,7 @@ Deno.test("a customer deleted on one replica leaves every replica's feed, stream
     // Both replicas read the customer's events: they are now in each one's memory.
     for (const api of [a, b]) {
       await eventually(async () => (await feedText(api)).includes(kept.id), () => "B follows A");
-      assert.deepEqual(await placesShowing(api, marker, victim.id, keptSeq), [
-        "GET /api/events",
-        "GET /api/events?customer_id",
-        "the event stream",
-        "history",
-      ]);
+      assert.deepEqual(await placesShowing(api, marker, victim.id, keptSeq), ALL_PLACES);
     }
     assert.ok((await dumpedRows(schema)).includes(marker));
 
@@ -90,7 +74,8 @@ Deno.test("a customer deleted on one replica leaves every replica's feed, stream
     let rows = "";
     await eventually(
       async () => !(rows = await dumpedRows(schema)).includes(marker),
-      () => `the marker is still in the tables: ${rows.split("\n").filter((l) => l.includes(marker))}`,
+      () =>
+        `the marker is still in the tables: ${rows.split("\n").filter((l) => l.includes(marker))}`,
     );
     assert.ok(rows.includes(victim.id), "its customer.deleted event stays");
   } finally {

@@ -41,6 +41,33 @@ export async function streamText(api: ApiClient, untilSeq: number): Promise<stri
   }
 }
 
+/** Every place placesShowing looks in. */
+export const ALL_PLACES = [
+  "GET /api/events",
+  "GET /api/events?customer_id",
+  "the event stream",
+  "history",
+];
+
+/**
+ * Where `marker` can still be read on a server: the feed, the customer's feed, a stream from 0 up
+ * to `headSeq`, the customer's history (the same reads warm a server's memory before a delete).
+ */
+export async function placesShowing(
+  api: ApiClient,
+  marker: string,
+  id: string,
+  headSeq: number,
+): Promise<string[]> {
+  const places: string[] = [];
+  if ((await feedText(api)).includes(marker)) places.push(ALL_PLACES[0]);
+  if ((await feedText(api, id)).includes(marker)) places.push(ALL_PLACES[1]);
+  if ((await streamText(api, headSeq)).includes(marker)) places.push(ALL_PLACES[2]);
+  const history = await api.get(`/api/customers/${id}/history`);
+  if (history.text.includes(marker)) places.push(ALL_PLACES[3]);
+  return places;
+}
+
 /** Retries `check` every 100 ms until it holds or `ms` pass; fails naming `what`. */
 export async function eventually(
   check: () => Promise<boolean>,

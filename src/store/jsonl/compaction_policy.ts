@@ -22,8 +22,6 @@ export interface CompactionOptions {
   eraseWithinMs: number;
   /** Told how each background compaction ended: undefined when it succeeded, else the error. */
   onOutcome?: (error: unknown) => void;
-  /** Called after each compaction, so caches of the log forget the events it erased. */
-  onCompacted?: () => void;
   /** EVENT_RETENTION in ms: compaction drops older events (see keepsEvent); none keeps them. */
   retentionMs?: number;
   /** The clock retention is measured with. */
@@ -146,7 +144,7 @@ export class CompactionPolicy implements StoreMaintenance {
    */
   async compact(): Promise<void> {
     const started = performance.now();
-    await this.#store.roll();
+    const closedSeq = await this.#store.roll();
     const seq = this.#source.appliedSeq;
     const written = await writeSnapshot(this.#store.dataDir, seq, this.#source.records());
     this.#snapshotSeq = seq;
@@ -172,7 +170,10 @@ export class CompactionPolicy implements StoreMaintenance {
         if (end <= previous.seq) await removeSegment(this.#store.dataDir, segment);
       }
     }
-    this.#options.onCompacted?.();
+    // Every customer deleted up to both bounds had its earlier events in closed segments, and was
+    // not live at `seq`: they are gone from every file now. Readers that keep events in memory
+    // (the feed's recent events and index) forget them from here (EventStore.erasedSeq).
+    this.#store.noteErased(Math.min(seq, closedSeq));
     this.#log.info("compaction done", {
       snapshot_seq: seq,
       events_erased: dropped,

@@ -30,7 +30,7 @@ export class PostgresMaintenance implements StoreMaintenance {
   #options: Required<Omit<PostgresMaintenanceOptions, "onOutcome">> & PostgresMaintenanceOptions;
   #snapshotSeq = 0;
   #compactedSeq = 0;
-  /** Deletes up to this seq are erased (0 after a start: the first erasure covers the whole log). */
+  /** Deletes up to this seq are erased (after a start: the database's horizon, read at open). */
   #erasedSeq = 0;
   #compactedAt: number;
   #running: Promise<void> | undefined;
@@ -55,6 +55,8 @@ export class PostgresMaintenance implements StoreMaintenance {
 
   /** Loads the newest snapshot, then replays the events after it. */
   async recover(): Promise<RecoveryReport> {
+    // Deletes up to the database's erasure horizon are erased: the first erasure starts there.
+    this.#erasedSeq = this.#store.erasedSeq;
     const snapshot = await loadSnapshot(this.#store.pool, this.#source);
     this.#snapshotSeq = snapshot.seq;
     const eventsReplayed = await this.#source.replay(snapshot.seq);
@@ -114,6 +116,8 @@ export class PostgresMaintenance implements StoreMaintenance {
     const seq = this.#source.appliedSeq;
     await eraseDeleted(this.#store.pool, this.#erasedSeq, seq);
     this.#erasedSeq = seq;
+    // This replica's memory forgets them at once, without waiting for the notification.
+    this.#store.noteErased(seq);
   }
 
   /** Compacts when something was applied since the last compaction (a clean shutdown calls this). */
