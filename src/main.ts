@@ -42,7 +42,7 @@ import { DestinationPolicy } from "./webhooks/destination.ts";
 import { PostgresEventStore } from "./store/postgres/postgres_event_store.ts";
 import { PostgresMaintenance } from "./store/postgres/postgres_maintenance.ts";
 import { followLog } from "./customers/log_follower.ts";
-import { replicaGate } from "./http/replica_gate.ts";
+import { MIN_LOG_SEQ_WAIT_MS, replicaGate } from "./http/replica_gate.ts";
 
 /** The startup message for a database that cannot be reached or migrated. */
 function databaseFailure(error: unknown): string {
@@ -150,6 +150,8 @@ async function main(): Promise<void> {
     });
   service.addCommitListener((event) => persistence.noteCommit(event));
   const appliedSeq = () => service.appliedSeq;
+  // Every answer under these paths carries Log-Seq, the gates' 503s included.
+  const logSeq = { paths: ["/api/customers", "/api/events"], seq: appliedSeq };
   const app = createHandler({
     modules: [
       withLogSeq(
@@ -181,7 +183,7 @@ async function main(): Promise<void> {
     rateLimiter: config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit),
     cors: config.corsOrigins.length === 0 ? undefined : new CorsPolicy(config.corsOrigins),
     notReady: () => maintenance.problem(),
-    logSeq: { paths: ["/api/customers", "/api/events"], seq: appliedSeq },
+    logSeq,
   });
 
   // Signal handlers go in before the listener opens: a SIGTERM right after "listening" must not kill.
@@ -212,7 +214,7 @@ async function main(): Promise<void> {
   watchParent(() => stop("launcher gone"));
 
   // Until the replay is done the gate answers; then one reference swap hands over to the app.
-  let handler: (request: Request) => Response | Promise<Response> = startupGate();
+  let handler: (request: Request) => Response | Promise<Response> = startupGate(logSeq);
   listener = await listen(config, (request) => handler(request), acceptRecoveryLog(log, metrics));
   log.always("listening", { url: listener.url, address: listener.address, pid: Deno.pid });
 
@@ -237,14 +239,19 @@ async function main(): Promise<void> {
       service,
       (error) => log.warn("following the log failed", { error: String(error) }),
     );
-    handler = replicaGate(app, {
-      get appliedSeq() {
-        return service.appliedSeq;
+    handler = replicaGate(
+      app,
+      {
+        get appliedSeq() {
+          return service.appliedSeq;
+        },
+        get reachable() {
+          return shared.reachable;
+        },
       },
-      get reachable() {
-        return shared.reachable;
-      },
-    });
+      MIN_LOG_SEQ_WAIT_MS,
+      logSeq,
+    );
   } else handler = app;
   ready = true;
   // Replayed texts are slices of the chunks the log was read in; copies serve faster, hold less.
