@@ -131,23 +131,24 @@ async function main(): Promise<void> {
     : undefined;
   const maintenance = new MaintenanceHealth();
   metrics.include(() => maintenance.render());
-  const persistence = shared !== undefined
-    ? new PostgresMaintenance(shared, service, {
-      snapshotEvery: config.snapshotEvery,
-      retentionMs: config.eventRetentionMs,
-      onOutcome: (error) => {
-        if (error === undefined) return maintenance.succeeded();
-        log.error("Compaction failed", { error: String(error) });
-        maintenance.failed(error);
-      },
-    })
-    : new CompactionPolicy(store as JsonlEventStore, service, log, {
-      snapshotEvery: config.snapshotEvery,
-      eraseWithinMs: config.eraseWithinSeconds * 1000,
-      onOutcome: (error) =>
-        error === undefined ? maintenance.succeeded() : maintenance.failed(error),
-      retentionMs: config.eventRetentionMs,
-    });
+  const replicated = shared === undefined ? undefined : new PostgresMaintenance(shared, service, {
+    snapshotEvery: config.snapshotEvery,
+    retentionMs: config.eventRetentionMs,
+    eraseWithinMs: config.eraseWithinSeconds * 1000,
+    onOutcome: (error) => {
+      if (error === undefined) return maintenance.succeeded();
+      log.error("Compaction failed", { error: String(error) });
+      maintenance.failed(error);
+    },
+  });
+  const persistence = replicated ?? new CompactionPolicy(store as JsonlEventStore, service, log, {
+    snapshotEvery: config.snapshotEvery,
+    eraseWithinMs: config.eraseWithinSeconds * 1000,
+    onOutcome: (error) => error === undefined ? maintenance.succeeded() : maintenance.failed(error),
+    retentionMs: config.eventRetentionMs,
+  });
+  // A delete another replica committed is erased here too, should that replica stop before it.
+  service.addFollowListener((event) => replicated?.noteFollowed(event));
   service.addCommitListener((event) => persistence.noteCommit(event));
   const appliedSeq = () => service.appliedSeq;
   // Every answer under these paths carries Log-Seq, the gates' 503s included.

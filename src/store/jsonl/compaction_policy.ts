@@ -39,6 +39,8 @@ export class CompactionPolicy implements StoreMaintenance {
   #options: CompactionOptions;
   #snapshotSeq = 0;
   #running: Promise<void> | undefined;
+  /** An erasure came due while a compaction ran (which may have started before the delete). */
+  #again = false;
   #eraseTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -95,7 +97,9 @@ export class CompactionPolicy implements StoreMaintenance {
     if (event.type === "customer.deleted" && this.#eraseTimer === undefined) {
       this.#eraseTimer = setTimeout(() => {
         this.#eraseTimer = undefined;
-        this.startCompaction();
+        // A compaction running now may have read the state before the delete: one more follows.
+        if (this.#running === undefined) this.startCompaction();
+        else this.#again = true;
       }, this.#options.eraseWithinMs);
       Deno.unrefTimer(this.#eraseTimer as unknown as number);
     }
@@ -109,7 +113,13 @@ export class CompactionPolicy implements StoreMaintenance {
         this.#log.error("Compaction failed", { error: String(error) });
         this.#options.onOutcome?.(error);
       })
-      .finally(() => (this.#running = undefined));
+      .finally(() => {
+        this.#running = undefined;
+        if (this.#again) {
+          this.#again = false;
+          this.startCompaction();
+        }
+      });
   }
 
   /** Warns about damage in segments the snapshot covers, as `verify` reports it. */
@@ -129,6 +139,7 @@ export class CompactionPolicy implements StoreMaintenance {
   async settle(): Promise<void> {
     clearTimeout(this.#eraseTimer);
     this.#eraseTimer = undefined;
+    this.#again = false;
     await this.#running;
   }
 
