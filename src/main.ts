@@ -147,8 +147,21 @@ async function main(): Promise<void> {
     onOutcome: (error) => error === undefined ? maintenance.succeeded() : maintenance.failed(error),
     retentionMs: config.eventRetentionMs,
   });
-  // A delete another replica committed is erased here too, should that replica stop before it.
-  service.addFollowListener((event) => replicated?.noteFollowed(event));
+  if (replicated !== undefined) {
+    // A delete another replica committed is erased here too, should that replica stop before it.
+    service.addFollowListener((event) => replicated.noteFollowed(event));
+    // Cut off until retention dropped the events it missed, a replica goes on from the newest
+    // snapshot. Customers deleted and erased meanwhile were never seen deleted here: the recent
+    // events forget everything they held.
+    service.onLogTruncated(async () => {
+      const seq = await replicated.reload(() => feed.recent.clear());
+      if (seq === undefined) return false;
+      log.warn("The log no longer holds the events this replica missed; went on from a snapshot", {
+        snapshot_seq: seq,
+      });
+      return true;
+    });
+  }
   service.addCommitListener((event) => persistence.noteCommit(event));
   const appliedSeq = () => service.appliedSeq;
   // Every answer under these paths carries Log-Seq, the gates' 503s included.

@@ -1,7 +1,7 @@
-import type { SnapshotSource } from "../snapshot_source.ts";
+import type { ReloadableSource } from "../snapshot_source.ts";
 import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
 import type { PostgresEventStore } from "./postgres_event_store.ts";
-import { loadSnapshot, writeSnapshot } from "./pg_snapshots.ts";
+import { loadSnapshot, readNewestSnapshot, writeSnapshot } from "./pg_snapshots.ts";
 import { dropExpired, eraseDeleted } from "./pg_retention.ts";
 
 /** When the PostgreSQL store snapshots and drops expired events. */
@@ -38,7 +38,7 @@ const RETRY_MS = 5000;
  */
 export class PostgresMaintenance implements StoreMaintenance {
   #store: PostgresEventStore;
-  #source: SnapshotSource;
+  #source: ReloadableSource;
   #options: Required<Omit<PostgresMaintenanceOptions, "onOutcome">> & PostgresMaintenanceOptions;
   #snapshotSeq = 0;
   /** The applied seq when the last compaction started: the next is due SNAPSHOT_EVERY after it. */
@@ -59,7 +59,7 @@ export class PostgresMaintenance implements StoreMaintenance {
 
   constructor(
     store: PostgresEventStore,
-    source: SnapshotSource,
+    source: ReloadableSource,
     options: PostgresMaintenanceOptions = {},
   ) {
     this.#store = store;
@@ -83,6 +83,23 @@ export class PostgresMaintenance implements StoreMaintenance {
     this.#snapshotSeq = this.#compactionSeq = snapshot.seq;
     const eventsReplayed = await this.#source.replay(snapshot.seq);
     return { snapshotSeq: snapshot.seq, snapshotRecords: snapshot.records, eventsReplayed };
+  }
+
+  /**
+   * Moves the state on to the newest snapshot, when it is newer than what was applied: for a
+   * replica cut off from the database while the events it missed were dropped by retention (the
+   * log no longer holds the next event it needs; the older kept snapshot covers every dropped
+   * event, so the newest one does too). Resolves with the snapshot's seq, or undefined when none
+   * is newer. `onJump` runs in the same synchronous step as the jump (caches of the old state
+   * forget it). The caller then catches up with the log after it.
+   */
+  async reload(onJump?: () => void): Promise<number | undefined> {
+    const snapshot = await readNewestSnapshot(this.#store.pool);
+    if (snapshot.seq <= this.#source.appliedSeq) return undefined;
+    this.#source.jumpTo(snapshot.seq, snapshot.records);
+    onJump?.();
+    this.#snapshotSeq = this.#compactionSeq = snapshot.seq;
+    return snapshot.seq;
   }
 
   /** A delete erases in the background; enough events or time since the last one compact. */
