@@ -1,3 +1,4 @@
+import { type LogSeqRule, markLogSeq } from "./http/log_seq_rule.ts";
 import { type Authenticate, requireScope } from "./auth/authenticator.ts";
 import type { CorsPolicy } from "./http/cors.ts";
 import {
@@ -59,7 +60,7 @@ export interface AppDeps {
    * `Log-Seq` for the error answers under these paths that no handler marked (the auth gate's
    * 401 and 403, the rate limit's 429, a 404 or 405): `seq()`, the newest applied event.
    */
-  logSeq?: { paths: readonly string[]; seq: () => number };
+  logSeq?: LogSeqRule;
 }
 
 type PublicHandler = (request: Request) => Response;
@@ -146,14 +147,7 @@ export function createHandler(
       }
       deps.cors?.decorate(request.headers.get("origin"), headers);
       // Only error answers are looked at: every success of these paths comes marked by its module.
-      if (deps.logSeq !== undefined && response.status >= 400 && !headers.has("log-seq")) {
-        const pathname = pathnameOf(request.url);
-        if (
-          deps.logSeq.paths.some((path) => pathname === path || pathname.startsWith(`${path}/`))
-        ) {
-          headers.set("log-seq", String(deps.logSeq.seq()));
-        }
-      }
+      if (response.status >= 400) markLogSeq(deps.logSeq, request.url, headers);
     }
     if (request.method === "HEAD" && response.body !== null) {
       response.body.cancel();

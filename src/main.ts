@@ -31,7 +31,6 @@ import type { EventStore } from "./store/event_store.ts";
 import type { ApiModule } from "./http/api_module.ts";
 import { type FeedModule, feedModule } from "./feed/feed_routes.ts";
 import { withLogSeq } from "./feed/log_seq.ts";
-import { RecentEvents } from "./feed/recent_events.ts";
 import { acceptingStreamTokens, StreamTokens } from "./feed/stream_tokens.ts";
 import { JsonlWebhookStore } from "./store/jsonl/jsonl_webhook_store.ts";
 import { webhookModule } from "./webhooks/webhook_routes.ts";
@@ -46,7 +45,7 @@ import { PostgresWebhookStore } from "./store/postgres/postgres_webhook_store.ts
 import { WebhookLeases } from "./store/postgres/webhook_leases.ts";
 import type { WebhookStore } from "./store/webhook_store.ts";
 import { followLog } from "./customers/log_follower.ts";
-import { replicaGate } from "./http/replica_gate.ts";
+import { MIN_LOG_SEQ_WAIT_MS, replicaGate } from "./http/replica_gate.ts";
 
 /** The startup message for a database that cannot be reached or migrated. */
 function databaseFailure(error: unknown): string {
@@ -133,27 +132,41 @@ async function main(): Promise<void> {
   const webhookParts = await webhooksWiring(config, store, feed, metrics, log);
   const maintenance = new MaintenanceHealth();
   metrics.include(() => maintenance.render());
-  const persistence = shared !== undefined
-    ? new PostgresMaintenance(shared, service, {
-      snapshotEvery: config.snapshotEvery,
-      retentionMs: config.eventRetentionMs,
-      onOutcome: (error) => {
-        if (error === undefined) return maintenance.succeeded();
-        log.error("Compaction failed", { error: String(error) });
-        maintenance.failed(error);
-      },
-    })
-    : new CompactionPolicy(store as JsonlEventStore, service, log, {
-      snapshotEvery: config.snapshotEvery,
-      eraseWithinMs: config.eraseWithinSeconds * 1000,
-      onOutcome: (error) =>
-        error === undefined ? maintenance.succeeded() : maintenance.failed(error),
-      // The recent events (the feed's and the webhooks') forget what a compaction erased.
-      onCompacted: () => feed.erased(),
-      retentionMs: config.eventRetentionMs,
+  const replicated = shared === undefined ? undefined : new PostgresMaintenance(shared, service, {
+    snapshotEvery: config.snapshotEvery,
+    retentionMs: config.eventRetentionMs,
+    eraseWithinMs: config.eraseWithinSeconds * 1000,
+    onOutcome: (error) => {
+      if (error === undefined) return maintenance.succeeded();
+      log.error("Compaction failed", { error: String(error) });
+      maintenance.failed(error);
+    },
+  });
+  const persistence = replicated ?? new CompactionPolicy(store as JsonlEventStore, service, log, {
+    snapshotEvery: config.snapshotEvery,
+    eraseWithinMs: config.eraseWithinSeconds * 1000,
+    onOutcome: (error) => error === undefined ? maintenance.succeeded() : maintenance.failed(error),
+    retentionMs: config.eventRetentionMs,
+  });
+  if (replicated !== undefined) {
+    // A delete another replica committed is erased here too, should that replica stop before it.
+    service.addFollowListener((event) => replicated.noteFollowed(event));
+    // Cut off until retention dropped the events it missed, a replica goes on from the newest
+    // snapshot. Customers deleted and erased meanwhile were never seen deleted here: the recent
+    // events forget everything they held.
+    service.onLogTruncated(async () => {
+      const seq = await replicated.reload(() => feed.recent.clear());
+      if (seq === undefined) return false;
+      log.warn("The log no longer holds the events this replica missed; went on from a snapshot", {
+        snapshot_seq: seq,
+      });
+      return true;
     });
+  }
   service.addCommitListener((event) => persistence.noteCommit(event));
   const appliedSeq = () => service.appliedSeq;
+  // Every answer under these paths carries Log-Seq, the gates' 503s included.
+  const logSeq = { paths: ["/api/customers", "/api/events"], seq: appliedSeq };
   const app = createHandler({
     modules: [
       withLogSeq(
@@ -185,7 +198,7 @@ async function main(): Promise<void> {
     rateLimiter: config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit),
     cors: config.corsOrigins.length === 0 ? undefined : new CorsPolicy(config.corsOrigins),
     notReady: () => maintenance.problem(),
-    logSeq: { paths: ["/api/customers", "/api/events"], seq: appliedSeq },
+    logSeq,
   });
 
   // Signal handlers go in before the listener opens: a SIGTERM right after "listening" must not kill.
@@ -216,7 +229,7 @@ async function main(): Promise<void> {
   watchParent(() => stop("launcher gone"));
 
   // Until the replay is done the gate answers; then one reference swap hands over to the app.
-  let handler: (request: Request) => Response | Promise<Response> = startupGate();
+  let handler: (request: Request) => Response | Promise<Response> = startupGate(logSeq);
   listener = await listen(config, (request) => handler(request), acceptRecoveryLog(log, metrics));
   log.always("listening", { url: listener.url, address: listener.address, pid: Deno.pid });
 
@@ -241,14 +254,19 @@ async function main(): Promise<void> {
       service,
       (error) => log.warn("following the log failed", { error: String(error) }),
     );
-    handler = replicaGate(app, {
-      get appliedSeq() {
-        return service.appliedSeq;
+    handler = replicaGate(
+      app,
+      {
+        get appliedSeq() {
+          return service.appliedSeq;
+        },
+        get reachable() {
+          return shared.reachable;
+        },
       },
-      get reachable() {
-        return shared.reachable;
-      },
-    });
+      MIN_LOG_SEQ_WAIT_MS,
+      logSeq,
+    );
   } else handler = app;
   ready = true;
   // Replayed texts are slices of the chunks the log was read in; copies serve faster, hold less.
@@ -307,10 +325,9 @@ async function webhooksWiring(
   const pressure = new ApiPressure(() => metrics.requestTime);
   const dispatcher = new WebhookDispatcher({
     events: store,
-    // On PostgreSQL the delivering replica reads the head as it grows; through the feed's cache
-    // it would keep there events that another replica's erasure deletes a moment later, and the
-    // feed would go on serving them. A cache of its own keeps the feed's as it was.
-    tail: config.databaseUrl === undefined ? feed.recent : new RecentEvents(store, 2048),
+    // The feed's cache of recent events: it forgets a deleted customer's events once the store's
+    // erasure horizon passes the delete, on every replica, so delivery shares it on both stores.
+    tail: feed.recent,
     oldestSeq: () => feed.oldestSeq(),
     apiBusy: () => pressure.busy(),
     webhooks: webhookStore,

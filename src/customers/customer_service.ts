@@ -10,11 +10,12 @@ import {
 import type { CustomerCommand } from "../domain/commands.ts";
 import type { CustomerEvent } from "../domain/events.ts";
 import type { EventMeta, EventStore, ReplayedEvent, StoredEvent } from "../store/event_store.ts";
-import type { SnapshotSource } from "../store/snapshot_source.ts";
+import type { ReloadableSource } from "../store/snapshot_source.ts";
 import {
   EmailInUseError,
   ExpectedVersionConflictError,
   IdempotencyKeyTakenError,
+  LogTruncatedError,
 } from "../store/store_errors.ts";
 import { customerFacts } from "../read_model/customer_facts.ts";
 import { customerText } from "../read_model/customer_text.ts";
@@ -74,7 +75,7 @@ export interface CreateResult {
  * The application service: decides commands against the write model and commits them durably.
  * It is the store's SnapshotSource: its state as opaque snapshot lines, and stream versions.
  */
-export class CustomerService implements SnapshotSource {
+export class CustomerService implements ReloadableSource {
   #store: EventStore;
   #projection: CustomerProjection;
   #pending: PendingState;
@@ -85,6 +86,7 @@ export class CustomerService implements SnapshotSource {
   #commitListeners: CommitListener[] = [];
   #followListeners: FollowListener[] = [];
   #catchingUp: Promise<void> | undefined;
+  #reload: (() => Promise<boolean>) | undefined;
 
   constructor(deps: CustomerServiceDeps) {
     this.#store = deps.store;
@@ -144,6 +146,35 @@ export class CustomerService implements SnapshotSource {
       const { actor, key, requestHash, customer, at } = JSON.parse(record) as IdempotencyRecord;
       this.#idempotency.remember(actor, key, { requestHash, customer, at });
     }
+  }
+
+  /**
+   * Makes the state the snapshot's at `seq` (newer than appliedSeq) in one synchronous step: the
+   * customers that are not in it or at another version leave first (so an email that passed from
+   * one customer to another is never lost), then its customers and keys come in.
+   */
+  jumpTo(seq: number, records: readonly string[]): void {
+    if (seq <= this.#appliedSeq) return;
+    const customers = new Map<string, { version: number; email: string; json: string }>();
+    const keys: string[] = [];
+    for (const record of records) {
+      const json = textOfRecord(record);
+      if (json === undefined) keys.push(record);
+      else {
+        const { id, version, email } = customerFacts(json);
+        customers.set(id, { version, email, json });
+      }
+    }
+    for (const current of this.#projection.all()) {
+      const next = customers.get(current.id);
+      if (next?.version === current.version) customers.delete(current.id);
+      else this.#projection.remove(current.id);
+    }
+    for (const [id, { version, email, json }] of customers) {
+      this.#projection.put(id, version, email, json);
+    }
+    for (const key of keys) this.restore(key);
+    this.#appliedSeq = seq;
   }
 
   /** The customer a record of records() belongs to. */
@@ -248,6 +279,15 @@ export class CustomerService implements SnapshotSource {
   }
 
   /**
+   * How catching up goes on when the log no longer holds the next event to apply (a shared log's
+   * retention dropped it while this replica was cut off): `reload` moves the state on to a newer
+   * snapshot (jumpTo) and resolves true, or false when none is newer. Without it, catchUp rejects.
+   */
+  onLogTruncated(reload: () => Promise<boolean>): void {
+    this.#reload = reload;
+  }
+
+  /**
    * Applies the events other writers (replicas on a shared store) committed after appliedSeq, in
    * seq order, up to the store's lastSeq; concurrent calls share one pass.
    */
@@ -259,7 +299,16 @@ export class CustomerService implements SnapshotSource {
   async #readLog(): Promise<void> {
     while (this.#appliedSeq < this.#store.lastSeq) {
       const head = this.#store.lastSeq;
-      const events = await this.#store.readFrom(this.#appliedSeq, 1000);
+      let events: ReplayedEvent[];
+      try {
+        events = await this.#store.readFrom(this.#appliedSeq, 1000);
+      } catch (error) {
+        const reload = this.#reload;
+        if (!(error instanceof LogTruncatedError) || reload === undefined || !(await reload())) {
+          throw error;
+        }
+        continue; // Moved on to a snapshot: read on from its seq.
+      }
       // Nothing left but seqs that erasure removed: the state is at the head.
       if (events.length === 0) this.#appliedSeq = Math.max(this.#appliedSeq, head);
       for (const event of events) {

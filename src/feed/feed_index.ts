@@ -6,6 +6,13 @@ export interface IndexedEvent {
   seq: number;
   id: string;
   time: string;
+  type: string;
+}
+
+/** A delete the store's erasure horizon had not passed when it was indexed. */
+interface PendingDelete {
+  seq: number;
+  id: string;
 }
 
 const BUILD_PAGE = 1000;
@@ -14,6 +21,8 @@ const BUILD_PAGE = 1000;
  * A small in-memory index of the log, so filters and history never scan it whole: per customer
  * the seqs of its events, and per seq the event's time in seconds (for retention), 4 bytes each.
  * Built once from the store in the background, then kept up by the service's commit listener.
+ * It also notes every delete, so that once the store has erased that customer's earlier events
+ * (EventStore.erasedSeq passed the delete) they leave the index and the recent events too.
  */
 export class FeedIndex {
   #store: EventStore;
@@ -23,6 +32,9 @@ export class FeedIndex {
   #built = false;
   /** Commits seen while building, applied once the build is done. */
   #early: IndexedEvent[] = [];
+  /** Deletes in seq order; those before #taken were handed out by takeErased. */
+  #deletes: PendingDelete[] = [];
+  #taken = 0;
   /** Resolves once the index covers the log as it was when built. */
   readonly ready: Promise<void>;
 
@@ -49,6 +61,29 @@ export class FeedIndex {
   /** The seqs of a customer's events, oldest first (erased ones may still be listed). */
   seqsOf(id: string): readonly number[] {
     return this.#seqsOf.get(id) ?? [];
+  }
+
+  /**
+   * The customers whose delete `erasedSeq` (the store's erasure horizon) now covers, each with its
+   * delete's seq, once: their earlier seqs leave the index, and the caller drops their events from
+   * memory. Undefined when there is none, the usual case, at the cost of one comparison.
+   */
+  takeErased(erasedSeq: number): ReadonlyMap<string, number> | undefined {
+    const deletes = this.#deletes;
+    if (this.#taken === deletes.length || deletes[this.#taken].seq > erasedSeq) return undefined;
+    const erased = new Map<string, number>();
+    for (; this.#taken < deletes.length && deletes[this.#taken].seq <= erasedSeq; this.#taken++) {
+      const { seq, id } = deletes[this.#taken];
+      erased.set(id, seq);
+      const seqs = this.#seqsOf.get(id);
+      if (seqs !== undefined) this.#seqsOf.set(id, seqs.filter((s) => s >= seq));
+    }
+    // Handed-out deletes go in one slice now and then, not one shift each.
+    if (this.#taken >= 1024 && this.#taken * 2 >= deletes.length) {
+      this.#deletes = deletes.slice(this.#taken);
+      this.#taken = 0;
+    }
+    return erased;
   }
 
   /** The first seq whose event is not older than `cutoffMs` (indexedSeq + 1 when none is). */
@@ -100,5 +135,6 @@ export class FeedIndex {
     const seqs = this.#seqsOf.get(event.id);
     if (seqs === undefined) this.#seqsOf.set(event.id, [event.seq]);
     else seqs.push(event.seq);
+    if (event.type === "customer.deleted") this.#deletes.push({ seq: event.seq, id: event.id });
   }
 }

@@ -47,11 +47,6 @@ export class FeedReader {
     this.#clock = clock;
   }
 
-  /** Forgets the cached recent events, after a compaction erased some from the log. */
-  forgetCached(): void {
-    this.#recent.clear();
-  }
-
   /** The first seq still served (older events are past EVENT_RETENTION). */
   oldestSeq(): number {
     return this.#index.oldestSince(this.#clock() - this.#retentionMs);
@@ -67,6 +62,8 @@ export class FeedReader {
 
   /** One page after `request.after`, never with an event that is not yet durable. */
   async read(request: PageRequest): Promise<FeedPage> {
+    // Erased customers leave the index and the cache before either is looked at.
+    this.#recent.forgetErased();
     try {
       return request.customerId === undefined
         ? await this.#scan(request)

@@ -3,18 +3,18 @@ import type { ApiModule, Handler } from "../http/api_module.ts";
 import type { EventStore } from "../store/event_store.ts";
 import { EventStreams } from "./event_stream.ts";
 import { feedHandlers } from "./feed_handlers.ts";
-import { FeedIndex } from "./feed_index.ts";
+import { FeedIndex, type IndexedEvent } from "./feed_index.ts";
 import { FEED_API } from "./feed_openapi.ts";
 import { FeedReader } from "./feed_reader.ts";
 import { historyHandlers } from "./history_handlers.ts";
-import { RecentEvents } from "./recent_events.ts";
+import { RECENT_CAPACITY, RecentEvents } from "./recent_events.ts";
 import type { StreamTokens } from "./stream_tokens.ts";
 
 /** What the feed module is built from. */
 export interface FeedModuleDeps {
   store: EventStore;
   /** Registers a listener called after each durable, applied commit. */
-  onCommit: (listener: (event: { seq: number; id: string; time: string }) => void) => void;
+  onCommit: (listener: (event: IndexedEvent) => void) => void;
   isLive: (id: string) => boolean;
   tokens: StreamTokens;
   /** EVENT_RETENTION in ms. */
@@ -37,8 +37,6 @@ export interface FeedModule {
   recent: RecentEvents;
   /** The first seq still served: older events are past EVENT_RETENTION (the feed answers 410). */
   oldestSeq(): number;
-  /** Call after a compaction: events it erased must not be served from memory either. */
-  erased(): void;
   stop(): void;
 }
 
@@ -48,7 +46,8 @@ const read = (handler: Handler) => ({ scope: READ_SCOPE, handler });
 export function feedModule(deps: FeedModuleDeps): FeedModule {
   const index = new FeedIndex(deps.store, deps.replayed);
   deps.onCommit((event) => index.add(event));
-  const recent = new RecentEvents(deps.store);
+  // Erased customers leave the index and the cache together, whichever read notices first.
+  const recent = new RecentEvents(deps.store, RECENT_CAPACITY, (seq) => index.takeErased(seq));
   const reader = new FeedReader(deps.store, index, deps.retentionMs, deps.clock, recent);
   const streams = new EventStreams(deps.store, reader, {
     maxStreams: deps.maxStreams,
@@ -79,7 +78,6 @@ export function feedModule(deps: FeedModuleDeps): FeedModule {
     streams,
     recent,
     oldestSeq: () => reader.oldestSeq(),
-    erased: () => reader.forgetCached(),
     stop: () => {
       shutdown.abort();
       streams.closeAll();

@@ -6,12 +6,20 @@ export const RECENT_CAPACITY = 8192;
 const SHARED_READ = 500;
 
 /**
+ * The deleted customers whose earlier events the store has erased up to `erasedSeq` and that were
+ * not handed out before, each with its delete's seq (FeedIndex.takeErased); undefined for none.
+ */
+export type ErasedCustomers = (erasedSeq: number) => ReadonlyMap<string, number> | undefined;
+
+/**
  * A read-through cache of the newest events read from the log, the one shared by the feed (every
  * stream and long poll following the head) and webhook delivery (every endpoint's loop): they
  * read the same few events, so those come from memory instead of a file each, and readers at the
  * head waiting for the same new events share one read. It covers the seqs in (from, to]: every
- * durable event there that erasure has not removed; after a compaction erased events, clear()
- * makes it forget them with the rest (it refills from disk), for the feed and webhooks alike.
+ * durable event there that erasure has not removed. Before each read it asks `erased` which
+ * deleted customers the store's erasure horizon (EventStore.erasedSeq) passed since, and drops
+ * their earlier events, for the feed and webhooks alike: once a replica sees a delete erased, on
+ * any store and whichever replica erased it, nothing in memory serves those events again.
  */
 export class RecentEvents {
   #store: EventStore;
@@ -21,18 +29,24 @@ export class RecentEvents {
   #to = -1;
   /** The read past `to` under way, which readers arriving meanwhile wait for. */
   #reading: { from: number; events: Promise<ReplayedEvent[]> } | undefined;
+  #erased: ErasedCustomers | undefined;
+  /** Moves whenever events are forgotten: a read started before may not refill the cache. */
+  #generation = 0;
 
-  constructor(store: EventStore, capacity = RECENT_CAPACITY) {
+  constructor(store: EventStore, capacity = RECENT_CAPACITY, erased?: ErasedCustomers) {
     this.#store = store;
     this.#capacity = capacity;
+    this.#erased = erased;
   }
 
   /** As EventStore.readFrom: up to `limit` durable events after `afterSeq`. */
   async readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]> {
+    this.forgetErased();
+    const generation = this.#generation;
     if (afterSeq < this.#from || afterSeq > this.#to) {
       const events = await this.#store.readFrom(afterSeq, limit);
       // A read past the cached range starts a new one: the head moved on.
-      if (afterSeq > this.#to && events.length > 0) {
+      if (afterSeq > this.#to && events.length > 0 && generation === this.#generation) {
         this.#events = [];
         this.#from = this.#to = afterSeq;
         this.#extend(afterSeq, events);
@@ -44,15 +58,32 @@ export class RecentEvents {
     if (hit.length === limit || this.#to >= this.#store.lastSeq) return hit;
     const to = this.#to;
     const more = await this.#readAfter(to, limit - hit.length);
-    this.#extend(to, more);
+    if (generation === this.#generation) this.#extend(to, more);
     return hit.concat(more.length > limit - hit.length ? more.slice(0, limit - hit.length) : more);
   }
 
-  /** Forgets every cached event (a compaction may have erased some from the log). */
+  /**
+   * Drops the cached events of the customers whose delete the store's erasure horizon passed since
+   * the last call (their events are gone from the store too). Every read calls it first.
+   */
+  forgetErased(): void {
+    const erased = this.#erased?.(this.#store.erasedSeq);
+    if (erased === undefined) return;
+    this.#events = this.#events.filter((event) => !(event.seq < (erased.get(event.id) ?? 0)));
+    this.#forgot();
+  }
+
+  /** Forgets every cached event (the replica's state was reloaded from a snapshot). */
   clear(): void {
     this.#events = [];
     this.#from = 0;
     this.#to = -1;
+    this.#forgot();
+  }
+
+  /** Reads under way started before: they may not add what was just forgotten, nor be shared. */
+  #forgot(): void {
+    this.#generation++;
     this.#reading = undefined;
   }
 

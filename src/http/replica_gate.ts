@@ -9,6 +9,7 @@ import { problemResponse } from "./problem.ts";
 import { requestIdOf } from "./request_id.ts";
 import { pathnameOf } from "./request_path.ts";
 import { setMandatoryHeaders } from "./mandatory_headers.ts";
+import { type LogSeqRule, markLogSeq } from "./log_seq_rule.ts";
 
 /** What the gate asks of the replica. */
 export interface ReplicaState {
@@ -23,8 +24,16 @@ export const MIN_LOG_SEQ_WAIT_MS = 5000;
 
 type Handler = (request: Request) => Response | Promise<Response>;
 
-/** Wraps `app` with the readiness and Min-Log-Seq rules above. */
-export function replicaGate(app: Handler, replica: ReplicaState, waitMs = MIN_LOG_SEQ_WAIT_MS) {
+/**
+ * Wraps `app` with the readiness and Min-Log-Seq rules above; its own answers under the API paths
+ * carry `Log-Seq` as the app's do (`logSeq`).
+ */
+export function replicaGate(
+  app: Handler,
+  replica: ReplicaState,
+  waitMs = MIN_LOG_SEQ_WAIT_MS,
+  logSeq?: LogSeqRule,
+) {
   return (request: Request): Response | Promise<Response> => {
     if (pathnameOf(request.url) === "/readyz" && !replica.reachable) {
       return problem(new StoreUnavailableError("the database cannot be reached"), request);
@@ -47,6 +56,7 @@ export function replicaGate(app: Handler, replica: ReplicaState, waitMs = MIN_LO
     const requestId = requestIdOf(request);
     const response = problemResponse(error, requestId);
     setMandatoryHeaders(response.headers, requestId);
+    markLogSeq(logSeq, request.url, response.headers);
     return response;
   }
 

@@ -44,6 +44,13 @@ export interface EventStore {
   /** The sequence number of the last durable event (0 when empty). */
   readonly lastSeq: number;
   /**
+   * The erasure horizon: every customer deleted at a seq up to this one has no earlier event left
+   * in the store (0: none known yet). It only grows, and only once that erasure is visible to every
+   * read, so a reader that keeps events in memory (the feed) forgets a deleted customer's earlier
+   * events once this passes its delete, and reads from then on cannot bring them back.
+   */
+  readonly erasedSeq: number;
+  /**
    * Reads every durable event after `afterSeq` (default 0) in sequence order into onEvent, once,
    * before the first append. Resolves with the number of events handed over.
    */

@@ -22,6 +22,19 @@ export interface SnapshotSource extends VersionSource {
 }
 
 /**
+ * A source that can move on to a newer snapshot while it serves: a replica of a shared log that
+ * was cut off until the events it missed were dropped by retention starts over from the newest
+ * snapshot without a restart.
+ */
+export interface ReloadableSource extends SnapshotSource {
+  /**
+   * Makes the state the snapshot's at `seq` (after appliedSeq) in one synchronous step, so no
+   * reader sees half of it; appliedSeq becomes `seq`.
+   */
+  jumpTo(seq: number, records: readonly string[]): void;
+}
+
+/**
  * The erasure and retention rule every compaction applies: an event stays when the state at
  * `snapshotSeq` does not cover it yet, or when it is a live customer's latest event (it carries the
  * whole customer, so a replay without the snapshot still restores it); else, once older than

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { ApiClient, assertProblem, newCustomer } from "../support/api.ts";
 import { makeDataDir, removeDir, startServer } from "../support/server.ts";
 import { makeToken } from "../support/tokens.ts";
+import { ALL_PLACES, eventually, placesShowing } from "../support/erasure_probe.ts";
 
 const MERGE_PATCH = "application/merge-patch+json";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -69,7 +70,12 @@ Deno.test("erasure wins: after a delete and compaction the customer's earlier ev
     contentType: MERGE_PATCH,
   });
   const kept = await api.create(newCustomer());
-  assert.equal((await api.delete(`/api/customers/${victim.id}`)).status, 204);
+  // Read before the delete: the events are in the server's memory (recent events, index).
+  const keptSeq = Number((await api.get(`/api/customers/${kept.id}`)).headers.get("log-seq"));
+  assert.deepEqual(await placesShowing(api, name, victim.id, keptSeq), ALL_PLACES);
+  const deleted = await api.delete(`/api/customers/${victim.id}`);
+  assert.equal(deleted.status, 204);
+  const deleteSeq = Number(deleted.headers.get("log-seq"));
 
   const deadline = Date.now() + 15_000;
   let events: { type: string; customer_id: string }[] = [];
@@ -84,6 +90,12 @@ Deno.test("erasure wins: after a delete and compaction the customer's earlier ev
     ["customer.created", kept.id],
     ["customer.deleted", victim.id],
   ]);
+  let places: string[] = [];
+  await eventually(
+    async () => (places = await placesShowing(api, name, victim.id, deleteSeq)).length === 0,
+    () => `still in ${places.join(", ")}`,
+  );
+  assertProblem(await api.get(`/api/customers/${victim.id}/history`), 404);
   const files = await filesUnder(server.dataDir);
   assert.ok(files.length > 0);
   for (const file of files) {

@@ -70,6 +70,8 @@ Deno.test("two replicas on one database: writes on A are read on B, and racing c
     assert.equal(ahead.status, 503, ahead.text);
     assert.match(String((ahead.body as { type: string }).type), /replica-behind/);
     assert.equal(ahead.headers.get("retry-after"), "1");
+    // Log-Seq names what this replica has applied, as on every answer of the API.
+    assert.equal(ahead.headers.get("log-seq"), String(await head()), "Log-Seq on replica-behind");
     const bad = await b.get("/api/customers", { headers: { "min-log-seq": "soon" } });
     assert.equal(bad.status, 400, bad.text);
 

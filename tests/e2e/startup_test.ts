@@ -35,6 +35,11 @@ Deno.test("while the log replays /healthz answers 200, /readyz and the API 503 s
     assert.match(list.headers.get("content-type") ?? "", /^application\/problem\+json/);
     assert.equal(problem.type, "urn:problem-type:customer-api:starting");
     assert.ok(list.headers.get("retry-after"), "no Retry-After on the API's 503");
+    // Log-Seq on every API answer, this 503 too: the seq applied so far (0 before any).
+    const seq = list.headers.get("log-seq");
+    assert.match(seq ?? "", /^\d+$/, "no Log-Seq on the 503 starting");
+    assert.ok(Number(seq) < fixture.events, `Log-Seq ${seq} while replaying`);
+    assert.equal(readyz.headers.get("log-seq"), null, "only the API paths carry it");
 
     let ready = readyz;
     for (let i = 0; i < 600 && ready.status !== 200; i++) {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { RecentEvents } from "../../src/feed/recent_events.ts";
+import { FeedIndex } from "../../src/feed/feed_index.ts";
+import { RECENT_CAPACITY, RecentEvents } from "../../src/feed/recent_events.ts";
 import type { NewEvent } from "../../src/store/event_store.ts";
 import { MemoryEventStore } from "../../src/store/memory/memory_event_store.ts";
 
@@ -26,6 +27,23 @@ function created(id: string): NewEvent {
     actor: "t",
     request_id: "r",
   };
+}
+
+function deleted(id: string): NewEvent {
+  return {
+    type: "customer.deleted",
+    id,
+    version: 2,
+    time: TIME,
+    data: null,
+    actor: "t",
+    request_id: "r",
+  };
+}
+
+/** Erases "a" from the store as a compaction does, moving the erasure horizon to `seq`. */
+function eraseA(store: MemoryEventStore, seq: number): void {
+  store.erase((event) => event.id !== "a" || event.type === "customer.deleted", seq);
 }
 
 /** A real memory store that counts how often the log itself is read. */
@@ -105,4 +123,48 @@ Deno.test("a read under way when clear() runs does not bring forgotten events ba
   await reading;
   // After clear() the cache starts again from what the store answers now.
   assert.deepEqual(await recent.readFrom(0, 10), await store.readFrom(0, 10));
+});
+
+/** The store holding a (1), b (2) and a's delete (3), with the feed index over it. */
+async function deletedA() {
+  const { store, reads } = await countingStore();
+  await store.append([created("a"), created("b"), deleted("a")]);
+  const index = new FeedIndex(store);
+  await index.ready;
+  const recent = new RecentEvents(store, RECENT_CAPACITY, (seq) => index.takeErased(seq));
+  return { store, reads, index, recent };
+}
+
+Deno.test("once the erasure horizon passes a delete, the customer's cached events are gone from the cache and the index", async () => {
+  const { store, reads, index, recent } = await deletedA();
+  assert.deepEqual((await recent.readFrom(0, 10)).map((e) => e.seq), [1, 2, 3]);
+  assert.deepEqual(index.seqsOf("a"), [1, 3]);
+  // Not erased yet: the log still has them, and so does memory.
+  assert.deepEqual((await recent.readFrom(0, 10)).map((e) => e.seq), [1, 2, 3]);
+  eraseA(store, 3);
+  const before = reads.count;
+  assert.deepEqual(await recent.readFrom(0, 10), await store.readFrom(0, 10));
+  assert.deepEqual((await recent.readFrom(0, 10)).map((e) => e.seq), [2, 3]);
+  assert.equal(reads.count - before, 1, "answered from memory (the one read is the comparison)");
+  assert.deepEqual(index.seqsOf("a"), [3], "only the delete is left in the index");
+  assert.deepEqual(index.seqsOf("b"), [2]);
+});
+
+Deno.test("a horizon before the delete forgets nothing", async () => {
+  const { store, recent, index } = await deletedA();
+  await recent.readFrom(0, 10);
+  eraseA(store, 2);
+  assert.deepEqual((await recent.readFrom(0, 10)).map((e) => e.seq), [1, 2, 3]);
+  assert.deepEqual(index.seqsOf("a"), [1, 3]);
+});
+
+Deno.test("a read under way when erased events are forgotten does not bring them back", async () => {
+  const { store, recent } = await deletedA();
+  // The read starts before the erasure (its answer holds a's create), and ends after it.
+  const reading = recent.readFrom(0, 10);
+  eraseA(store, 3);
+  recent.forgetErased();
+  assert.deepEqual((await reading).map((e) => e.seq), [1, 2, 3]);
+  assert.deepEqual(await recent.readFrom(0, 10), await store.readFrom(0, 10));
+  assert.deepEqual((await recent.readFrom(0, 10)).map((e) => e.seq), [2, 3]);
 });

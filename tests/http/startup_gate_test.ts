@@ -31,3 +31,17 @@ Deno.test("while starting, /readyz and every other route answer 503 starting wit
     assert.equal(problem.request_id, response.headers.get("x-request-id"));
   }
 });
+
+Deno.test("while starting, the API's 503 carries Log-Seq (what is applied so far); other paths do not", () => {
+  let applied = 0;
+  const withSeq = startupGate({ paths: ["/api/customers", "/api/events"], seq: () => applied });
+  const first = withSeq(new Request("http://x/api/customers"));
+  assert.equal(first.headers.get("log-seq"), "0");
+  applied = 42;
+  for (const path of ["/api/customers/01ABC/history", "/api/events?after=3"]) {
+    assert.equal(withSeq(new Request(`http://x${path}`)).headers.get("log-seq"), "42", path);
+  }
+  for (const path of ["/readyz", "/healthz", "/api/webhooks", "/api/customersx"]) {
+    assert.equal(withSeq(new Request(`http://x${path}`)).headers.get("log-seq"), null, path);
+  }
+});

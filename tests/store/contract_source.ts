@@ -1,6 +1,6 @@
 /** The smallest SnapshotSource a service could be: each customer's version and whether it lives. */
 import type { EventStore, ReplayedEvent, StoredEvent } from "../../src/store/event_store.ts";
-import type { SnapshotSource } from "../../src/store/snapshot_source.ts";
+import type { ReloadableSource } from "../../src/store/snapshot_source.ts";
 
 interface Stream {
   version: number;
@@ -8,7 +8,7 @@ interface Stream {
 }
 
 /** Holds what the contract suite's events say about each customer, as a service's state would. */
-export class ContractSource implements SnapshotSource {
+export class ContractSource implements ReloadableSource {
   #store: EventStore;
   #streams = new Map<string, Stream>();
   appliedSeq = 0;
@@ -36,6 +36,12 @@ export class ContractSource implements SnapshotSource {
   restore(line: string): void {
     const { id, version } = JSON.parse(line);
     this.#streams.set(id, { version, live: true });
+  }
+
+  jumpTo(seq: number, lines: readonly string[]): void {
+    this.#streams.clear();
+    for (const line of lines) this.restore(line);
+    this.appliedSeq = seq;
   }
 
   idOf(line: string): string {

@@ -56,7 +56,7 @@ type Operation =
     resolve(events: StoredEvent[]): void;
     reject(error: unknown): void;
   }
-  | { kind: "roll"; resolve(): void; reject(error: unknown): void };
+  | { kind: "roll"; resolve(closedSeq: number): void; reject(error: unknown): void };
 
 type Write = Extract<Operation, { kind: "write" }>;
 
@@ -87,6 +87,8 @@ export class JsonlEventStore implements EventStore {
   #reader: LogReader;
   #durableLength = 0;
   #lastSeq = 0;
+  /** The erasure horizon, moved by each compaction (noteErased). */
+  #erasedSeq = 0;
   #nextSeq = 1;
   #queue: Operation[] = [];
   #writing: Promise<void> | null = null;
@@ -116,6 +118,19 @@ export class JsonlEventStore implements EventStore {
   /** The sequence number of the last durable event. */
   get lastSeq(): number {
     return this.#lastSeq;
+  }
+
+  /**
+   * Every customer deleted up to this seq has no earlier event left in the log (see EventStore):
+   * 0 after opening, whatever earlier compactions erased, until this process compacts.
+   */
+  get erasedSeq(): number {
+    return this.#erasedSeq;
+  }
+
+  /** A compaction erased every customer deleted up to `seq` from the files (the horizon moves). */
+  noteErased(seq: number): void {
+    this.#erasedSeq = Math.max(this.#erasedSeq, seq);
   }
 
   /**
@@ -212,8 +227,11 @@ export class JsonlEventStore implements EventStore {
     return this.#waiters.wait(afterSeq, this.#lastSeq, signal);
   }
 
-  /** Closes the active segment and starts a new one, so every earlier event is in a closed segment. */
-  roll(): Promise<void> {
+  /**
+   * Closes the active segment and starts a new one, so every earlier event is in a closed segment;
+   * resolves with the last seq the closed segments can hold (the new segment's first seq - 1).
+   */
+  roll(): Promise<number> {
     if (this.#failure !== null) return Promise.reject(new StoreFailedError(this.#failure));
     return new Promise((resolve, reject) => {
       this.#queue.push({ kind: "roll", resolve, reject });
@@ -240,7 +258,7 @@ export class JsonlEventStore implements EventStore {
       const head = this.#queue[0];
       if (head.kind === "roll") {
         this.#queue.shift();
-        await this.#rollNow().then(head.resolve, head.reject);
+        await this.#rollNow().then(() => head.resolve(this.#activeFirst - 1), head.reject);
         continue;
       }
       const batch = this.#queue.splice(0, this.#batchLength()) as Write[];

@@ -14,6 +14,8 @@ export class MemoryLog {
   /** Every retained event in seq order, data as JSON text. */
   events: ReplayedEvent[] = [];
   lastSeq = 0;
+  /** The erasure horizon (EventStore.erasedSeq). */
+  erasedSeq = 0;
 }
 
 /**
@@ -35,6 +37,11 @@ export class MemoryEventStore implements EventStore {
   /** The sequence number of the last event. */
   get lastSeq(): number {
     return this.#log.lastSeq;
+  }
+
+  /** Every customer deleted up to this seq is erased (see EventStore). */
+  get erasedSeq(): number {
+    return this.#log.erasedSeq;
   }
 
   /** Hands over the events after `afterSeq`; once, before the first append. */
@@ -94,10 +101,14 @@ export class MemoryEventStore implements EventStore {
     return this.#waiters.wait(afterSeq, this.#log.lastSeq, signal);
   }
 
-  /** Removes every event `keep` refuses (compaction's erasure). */
-  erase(keep: (event: ReplayedEvent) => boolean): number {
+  /**
+   * Removes every event `keep` refuses (compaction's erasure); `erasedSeq`: every customer deleted
+   * up to it is erased now (the horizon moves there, never back).
+   */
+  erase(keep: (event: ReplayedEvent) => boolean, erasedSeq = 0): number {
     const before = this.#log.events.length;
     this.#log.events = this.#log.events.filter(keep);
+    this.#log.erasedSeq = Math.max(this.#log.erasedSeq, erasedSeq);
     return before - this.#log.events.length;
   }
 

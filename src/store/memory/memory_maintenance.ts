@@ -30,7 +30,7 @@ export class MemoryMaintenance implements StoreMaintenance {
   /** Erases the events of customers that are no longer live, keeping their deletes. */
   compact(): Promise<void> {
     const seq = this.#source.appliedSeq;
-    this.#store.erase((event) => keepsEvent(this.#source, event, seq));
+    this.#store.erase((event) => keepsEvent(this.#source, event, seq), seq);
     this.#compactedSeq = seq;
     return Promise.resolve();
   }

@@ -5,11 +5,22 @@
 import { connectClient, type PgClient, type PgPool } from "./pg_connection.ts";
 import { LOG_CHANNEL } from "./queued_append.ts";
 
-/** Calls onHead with the committed head each time it may have moved; stop() ends it. */
+/** The committed log head and erasure horizon, read in one statement. */
+export async function readHead(pool: PgPool): Promise<{ seq: number; erasedSeq: number }> {
+  const { rows } = await pool.query<{ seq: string; erased_seq: string }>(
+    "SELECT h.seq, s.erased_seq FROM log_head h, log_start s",
+  );
+  return { seq: Number(rows[0].seq), erasedSeq: Number(rows[0].erased_seq) };
+}
+
+/**
+ * Calls onHead with the committed head and erasure horizon each time either may have moved (an
+ * erasure notifies the same channel as a commit); stop() ends it.
+ */
 export class HeadWatch {
   #url: string;
   #pool: PgPool;
-  #onHead: (seq: number) => void;
+  #onHead: (seq: number, erasedSeq: number) => void;
   #pollMs: number;
   #listener: PgClient | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -19,7 +30,12 @@ export class HeadWatch {
   /** False once a read of the head failed, until one succeeds. */
   reachable = true;
 
-  constructor(url: string, pool: PgPool, onHead: (seq: number) => void, pollMs = 500) {
+  constructor(
+    url: string,
+    pool: PgPool,
+    onHead: (seq: number, erasedSeq: number) => void,
+    pollMs = 500,
+  ) {
     this.#url = url;
     this.#pool = pool;
     this.#onHead = onHead;
@@ -40,10 +56,10 @@ export class HeadWatch {
       return;
     }
     this.#reading = true;
-    this.#pool.query<{ seq: string }>("SELECT seq FROM log_head")
-      .then(({ rows }) => {
+    readHead(this.#pool)
+      .then((head) => {
         this.reachable = true;
-        this.#onHead(Number(rows[0].seq));
+        this.#onHead(head.seq, head.erasedSeq);
       })
       .catch(() => (this.reachable = false)) // The poll retries; writes report the outage.
       .finally(() => {

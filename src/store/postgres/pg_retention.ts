@@ -1,12 +1,14 @@
 /**
  * Erasure and retention on PostgreSQL, for every replica at once. Erasure deletes the earlier
  * events of each deleted customer (its delete stays: it holds no personal data), their idempotency
- * keys and its snapshot records. Retention deletes the prefix of the log older than the retention
+ * keys and its snapshot records, and moves the erasure horizon (`log_start.erased_seq`) in the same
+ * transaction, notifying every replica, which then forgets those events from memory. Retention deletes the prefix of the log older than the retention
  * period that the older kept snapshot covers, so a starting replica still finds every event after
  * the snapshot it loads; `log_start` then names the first seq kept.
  */
 import { ERASE_SNAPSHOT_RECORDS, withSnapshotLock } from "./pg_snapshots.ts";
 import type { PgPool } from "./pg_connection.ts";
+import { LOG_CHANNEL } from "./queued_append.ts";
 
 /** The customers deleted in ($2, $1]: their other events and those events' idempotency keys go. */
 const ERASE_EVENTS = `WITH
@@ -16,6 +18,13 @@ const ERASE_EVENTS = `WITH
     WHERE e.customer_id = d.customer_id AND e.type <> 'customer.deleted' RETURNING e.seq),
   keys AS (DELETE FROM idempotency_keys k USING gone WHERE k.seq = gone.seq)
   SELECT count(*) AS erased FROM gone`;
+
+/**
+ * Every customer deleted up to $1 is erased now. A replica erases from the start of the log, or
+ * from a horizon it read, in consecutive ranges, so this holds whenever one of its ranges commits.
+ */
+const MOVE_HORIZON = `UPDATE log_start SET erased_seq = greatest(erased_seq, $1)
+  RETURNING pg_notify('${LOG_CHANNEL}', '')`;
 
 /**
  * $1: events older than this time (ISO) go; $2: idempotency keys older than this go with them;
@@ -41,7 +50,9 @@ const CHUNK = 20_000;
 
 /**
  * Erases every customer deleted after `fromSeq` up to `toSeq` (on any replica), a range of the
- * log's tail at a time, not a scan of the log. Resolves with the number of events deleted.
+ * log's tail at a time, not a scan of the log. Every customer deleted up to `fromSeq` must be
+ * erased already: each range then moves the erasure horizon to its end. Resolves with the number
+ * of events deleted.
  */
 export async function eraseDeleted(pool: PgPool, fromSeq: number, toSeq: number): Promise<number> {
   let erased = 0;
@@ -50,6 +61,7 @@ export async function eraseDeleted(pool: PgPool, fromSeq: number, toSeq: number)
     erased += await withSnapshotLock(pool, async (client) => {
       const { rows } = await client.query<{ erased: string }>(ERASE_EVENTS, [to, from]);
       await client.query(ERASE_SNAPSHOT_RECORDS, [from, to]);
+      await client.query(MOVE_HORIZON, [to]);
       return Number(rows[0].erased);
     });
   }

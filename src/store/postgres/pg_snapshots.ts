@@ -97,6 +97,15 @@ export async function loadSnapshot(
   pool: PgPool,
   source: SnapshotSource,
 ): Promise<{ seq: number; records: number }> {
+  const { seq, records } = await readNewestSnapshot(pool);
+  for (const record of records) source.restore(record);
+  return { seq, records: records.length };
+}
+
+/** The newest snapshot's seq (0: none) and records, read whole in one consistent read. */
+export async function readNewestSnapshot(
+  pool: PgPool,
+): Promise<{ seq: number; records: string[] }> {
   const client = await pool.connect();
   const records: string[] = [];
   let seq = 0;
@@ -122,6 +131,5 @@ export async function loadSnapshot(
     client.release(true);
     throw error;
   }
-  for (const record of records) source.restore(record);
-  return { seq, records: records.length };
+  return { seq, records };
 }

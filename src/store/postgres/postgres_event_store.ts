@@ -15,7 +15,7 @@ import {
 } from "../store_errors.ts";
 import { commitGroup } from "./append_group.ts";
 import type { QueuedAppend } from "./queued_append.ts";
-import { HeadWatch } from "./head_watch.ts";
+import { HeadWatch, readHead } from "./head_watch.ts";
 import { createPool, type PgPool } from "./pg_connection.ts";
 import { migrate } from "./schema.ts";
 
@@ -32,8 +32,11 @@ interface EventRow {
   data: string | null;
 }
 
-/** The page, with the first seq the log still holds (retention) read in the same snapshot. */
-const SELECT_EVENTS = `SELECT s.first_seq, e.* FROM log_start s LEFT JOIN LATERAL (
+/**
+ * The page, with the first seq the log still holds (retention) and the erasure horizon read in the
+ * same snapshot: no event of a customer deleted up to that horizon is in the page.
+ */
+const SELECT_EVENTS = `SELECT s.first_seq, s.erased_seq, e.* FROM log_start s LEFT JOIN LATERAL (
   SELECT seq, type, customer_id, version, time, actor, request_id, idempotency_key, request_hash,
     data FROM events WHERE seq > $1 AND seq <= $3 ORDER BY seq LIMIT $2) e ON true`;
 
@@ -63,20 +66,25 @@ export interface PostgresStoreOptions {
 
 /**
  * The EventStore on PostgreSQL, shared by any number of replicas: appends queued together commit
- * in one transaction (append_group.ts); lastSeq follows every replica's commits (head_watch.ts).
+ * in one transaction (append_group.ts); lastSeq and erasedSeq follow every replica's commits and
+ * erasures (head_watch.ts).
  */
 export class PostgresEventStore implements EventStore {
   #pool: PgPool;
   #watch: HeadWatch;
   #waiters = new CommitWaiters();
   #lastSeq = 0;
+  #erasedSeq = 0;
   #queue: (QueuedAppend & { done: () => void })[] = [];
   #flushing: Promise<void> | undefined;
   #closed = false;
 
   private constructor(url: string, pool: PgPool) {
     this.#pool = pool;
-    this.#watch = new HeadWatch(url, pool, (seq) => this.#advance(seq));
+    this.#watch = new HeadWatch(url, pool, (seq, erasedSeq) => {
+      this.#advance(seq);
+      this.noteErased(erasedSeq);
+    });
   }
 
   /** Connects, migrates the schema (under an advisory lock) and reads the log head. */
@@ -90,8 +98,9 @@ export class PostgresEventStore implements EventStore {
     try {
       await migrate(pool);
       const store = new PostgresEventStore(url, pool);
-      const { rows } = await pool.query<{ seq: string }>("SELECT seq FROM log_head");
-      store.#lastSeq = Number(rows[0].seq);
+      const head = await readHead(pool);
+      store.#lastSeq = head.seq;
+      store.#erasedSeq = head.erasedSeq;
       store.#watch.start();
       return store;
     } catch (error) {
@@ -103,6 +112,19 @@ export class PostgresEventStore implements EventStore {
   /** The last seq known committed, by this replica or another. */
   get lastSeq(): number {
     return this.#lastSeq;
+  }
+
+  /**
+   * Every customer deleted up to this seq is erased in the database, by any replica (see
+   * EventStore): read with the head, with each page of events, and after this replica's erasures.
+   */
+  get erasedSeq(): number {
+    return this.#erasedSeq;
+  }
+
+  /** An erasure committed: every customer deleted up to `seq` is erased (the horizon moves). */
+  noteErased(seq: number): void {
+    if (seq > this.#erasedSeq) this.#erasedSeq = seq;
   }
 
   /** Reads every event after `afterSeq` in pages. */
@@ -156,13 +178,19 @@ export class PostgresEventStore implements EventStore {
 
   /** Up to `limit` committed events after `afterSeq`, none past lastSeq at the call. */
   async readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]> {
-    let rows: (Omit<EventRow, "seq"> & { seq: string | null; first_seq: string })[];
+    type Row = Omit<EventRow, "seq"> & {
+      seq: string | null;
+      first_seq: string;
+      erased_seq: string;
+    };
+    let rows: Row[];
     try {
       ({ rows } = await this.#pool.query(SELECT_EVENTS, [afterSeq, limit, this.#lastSeq]));
     } catch (error) {
       throw new StoreUnavailableError(error);
     }
     const firstSeq = Number(rows[0].first_seq);
+    this.noteErased(Number(rows[0].erased_seq));
     if (afterSeq < firstSeq - 1) throw new LogTruncatedError(afterSeq, firstSeq);
     return rows[0].seq === null ? [] : rows.map((row) => replayed(row as EventRow));
   }

@@ -1,7 +1,7 @@
-import type { SnapshotSource } from "../snapshot_source.ts";
+import type { ReloadableSource } from "../snapshot_source.ts";
 import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
 import type { PostgresEventStore } from "./postgres_event_store.ts";
-import { loadSnapshot, writeSnapshot } from "./pg_snapshots.ts";
+import { loadSnapshot, readNewestSnapshot, writeSnapshot } from "./pg_snapshots.ts";
 import { dropExpired, eraseDeleted } from "./pg_retention.ts";
 
 /** When the PostgreSQL store snapshots and drops expired events. */
@@ -12,33 +12,54 @@ export interface PostgresMaintenanceOptions {
   retentionMs?: number;
   /** Compact at least this often while writes go on (default 1 h), so retention runs. */
   compactEveryMs?: number;
+  /**
+   * ERASE_WITHIN_SECONDS in ms (default 1 h): a delete another replica committed and did not erase
+   * within half of it (that replica stopped first) is erased by this one.
+   */
+  eraseWithinMs?: number;
   /** Milliseconds since the epoch. */
   clock?: () => number;
   /** Told how each background compaction ended: undefined when it succeeded, else the error. */
   onOutcome?: (error: unknown) => void;
 }
 
+/** Background work: an erasure, or a compaction (which erases first). */
+type Work = "erase" | "compact";
+
+/** The pause before failed background work is tried again. */
+const RETRY_MS = 5000;
+
 /**
  * Recovery, erasure, snapshots and retention of the PostgreSQL store. Startup loads the newest
  * snapshot and replays the events after it. A delete erases at once (pg_retention.ts); a
  * compaction (every `snapshotEvery` events, hourly while writes go on, after a startup that
- * replayed events, at shutdown) also writes a snapshot and deletes expired events.
+ * replayed events, at shutdown) also writes a snapshot and deletes expired events. Work runs one
+ * at a time; what is asked for meanwhile runs right after, never skipped (see #request).
  */
 export class PostgresMaintenance implements StoreMaintenance {
   #store: PostgresEventStore;
-  #source: SnapshotSource;
+  #source: ReloadableSource;
   #options: Required<Omit<PostgresMaintenanceOptions, "onOutcome">> & PostgresMaintenanceOptions;
   #snapshotSeq = 0;
+  /** The applied seq when the last compaction started: the next is due SNAPSHOT_EVERY after it. */
+  #compactionSeq = 0;
   #compactedSeq = 0;
-  /** Deletes up to this seq are erased (0 after a start: the first erasure covers the whole log). */
+  /** Deletes up to this seq are erased (after a start: the database's horizon, read at open). */
   #erasedSeq = 0;
   #compactedAt: number;
   #running: Promise<void> | undefined;
-  #eraseAgain = false;
+  /** What was asked for since the running work started: it runs next (a compaction wins). */
+  #wanted: Work | undefined;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+  /** The newest delete followed from another replica, and the timer that checks it was erased. */
+  #followedDelete = 0;
+  #followCheck: ReturnType<typeof setTimeout> | undefined;
+  /** Set by settle(): nothing is tried again or checked from then on. */
+  #settled = false;
 
   constructor(
     store: PostgresEventStore,
-    source: SnapshotSource,
+    source: ReloadableSource,
     options: PostgresMaintenanceOptions = {},
   ) {
     this.#store = store;
@@ -47,6 +68,7 @@ export class PostgresMaintenance implements StoreMaintenance {
       snapshotEvery: 100_000,
       retentionMs: Number.POSITIVE_INFINITY,
       compactEveryMs: 3_600_000,
+      eraseWithinMs: 3_600_000,
       clock: Date.now,
       ...options,
     };
@@ -55,52 +77,96 @@ export class PostgresMaintenance implements StoreMaintenance {
 
   /** Loads the newest snapshot, then replays the events after it. */
   async recover(): Promise<RecoveryReport> {
+    // Deletes up to the database's erasure horizon are erased: the first erasure starts there.
+    this.#erasedSeq = this.#store.erasedSeq;
     const snapshot = await loadSnapshot(this.#store.pool, this.#source);
-    this.#snapshotSeq = snapshot.seq;
+    this.#snapshotSeq = this.#compactionSeq = snapshot.seq;
     const eventsReplayed = await this.#source.replay(snapshot.seq);
     return { snapshotSeq: snapshot.seq, snapshotRecords: snapshot.records, eventsReplayed };
   }
 
+  /**
+   * Moves the state on to the newest snapshot, when it is newer than what was applied: for a
+   * replica cut off from the database while the events it missed were dropped by retention (the
+   * log no longer holds the next event it needs; the older kept snapshot covers every dropped
+   * event, so the newest one does too). Resolves with the snapshot's seq, or undefined when none
+   * is newer. `onJump` runs in the same synchronous step as the jump (caches of the old state
+   * forget it). The caller then catches up with the log after it.
+   */
+  async reload(onJump?: () => void): Promise<number | undefined> {
+    const snapshot = await readNewestSnapshot(this.#store.pool);
+    if (snapshot.seq <= this.#source.appliedSeq) return undefined;
+    this.#source.jumpTo(snapshot.seq, snapshot.records);
+    onJump?.();
+    this.#snapshotSeq = this.#compactionSeq = snapshot.seq;
+    return snapshot.seq;
+  }
+
   /** A delete erases in the background; enough events or time since the last one compact. */
   noteCommit(event: { type: string }): void {
-    const due = this.#source.appliedSeq - this.#snapshotSeq >= this.#options.snapshotEvery ||
+    const due = this.#source.appliedSeq - this.#compactionSeq >= this.#options.snapshotEvery ||
       this.#options.clock() - this.#compactedAt >= this.#options.compactEveryMs;
     if (due) this.startCompaction();
-    // During a compaction, the delete is erased right after it (the compaction may have read less).
-    if (event.type === "customer.deleted") this.#startErasure();
+    else if (event.type === "customer.deleted") this.#request("erase");
   }
 
-  /** Compacts in the background unless one is running; failures are reported, never thrown. */
+  /**
+   * A follow listener: the replica that committed a delete erases it at once; should the erasure
+   * horizon not have passed it within half of ERASE_WITHIN_SECONDS (that replica stopped before
+   * erasing), this one erases it. One timer at a time checks the newest delete followed.
+   */
+  noteFollowed(event: { type: string; seq: number }): void {
+    if (event.type !== "customer.deleted") return;
+    this.#followedDelete = Math.max(this.#followedDelete, event.seq);
+    if (this.#followCheck !== undefined || this.#settled) return;
+    this.#followCheck = setTimeout(() => {
+      this.#followCheck = undefined;
+      if (this.#store.erasedSeq < this.#followedDelete) this.#request("erase");
+    }, this.#options.eraseWithinMs / 2);
+    Deno.unrefTimer(this.#followCheck as unknown as number);
+  }
+
+  /** Compacts in the background, after any running work; failures are reported, never thrown. */
   startCompaction(): void {
-    this.#running ??= this.#background(() => this.compact());
+    this.#request("compact");
   }
 
-  #startErasure(): void {
-    if (this.#running !== undefined) {
-      this.#eraseAgain = true; // The delete may be after what the running one erases.
-      return;
+  /**
+   * Runs `work` in the background, or right after the running work when some runs: requests made
+   * meanwhile coalesce into that one next run, which reads the applied seq when it starts, so a
+   * delete committed while an erasure or compaction ran is erased by the next, never skipped.
+   */
+  #request(work: Work): void {
+    if (work === "compact" || this.#wanted === undefined) this.#wanted = work;
+    this.#running ??= this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#wanted !== undefined) {
+      const work = this.#wanted;
+      this.#wanted = undefined;
+      try {
+        await (work === "compact" ? this.compact() : this.#erase());
+        this.#options.onOutcome?.(undefined);
+      } catch (error) {
+        this.#options.onOutcome?.(error);
+        // The database may be away: the work is asked for again (deletes stay to be erased).
+        if (!this.#settled) {
+          clearTimeout(this.#retry);
+          this.#retry = setTimeout(() => this.#request(work), RETRY_MS);
+          Deno.unrefTimer(this.#retry as unknown as number);
+        }
+      }
     }
-    this.#running = this.#background(async () => {
-      do {
-        this.#eraseAgain = false;
-        await this.#erase();
-      } while (this.#eraseAgain);
-    });
-  }
-
-  #background(work: () => Promise<void>): Promise<void> {
-    return work()
-      .then(() => this.#options.onOutcome?.(undefined), (error) => this.#options.onOutcome?.(error))
-      .finally(() => {
-        this.#running = undefined;
-        if (this.#eraseAgain) this.#startErasure();
-      });
+    this.#running = undefined;
   }
 
   /** Erases deleted customers, writes a snapshot of the applied state, drops expired events. */
   async compact(): Promise<void> {
     const seq = this.#source.appliedSeq;
     this.#compactedAt = this.#options.clock();
+    // Commits during this compaction do not ask for another one until SNAPSHOT_EVERY more.
+    this.#compactionSeq = seq;
     await this.#erase();
     await writeSnapshot(this.#store.pool, this.#source);
     this.#snapshotSeq = seq;
@@ -113,7 +179,9 @@ export class PostgresMaintenance implements StoreMaintenance {
   async #erase(): Promise<void> {
     const seq = this.#source.appliedSeq;
     await eraseDeleted(this.#store.pool, this.#erasedSeq, seq);
-    this.#erasedSeq = seq;
+    this.#erasedSeq = Math.max(this.#erasedSeq, seq);
+    // This replica's memory forgets them at once, without waiting for the notification.
+    this.#store.noteErased(seq);
   }
 
   /** Compacts when something was applied since the last compaction (a clean shutdown calls this). */
@@ -121,9 +189,13 @@ export class PostgresMaintenance implements StoreMaintenance {
     if (this.#source.appliedSeq !== this.#compactedSeq) await this.compact();
   }
 
-  /** Waits for a running erasure or compaction. */
+  /** Cancels the work asked for and the timers, and waits for the running work (at shutdown). */
   async settle(): Promise<void> {
-    this.#eraseAgain = false;
+    this.#settled = true;
+    this.#wanted = undefined;
+    clearTimeout(this.#retry);
+    clearTimeout(this.#followCheck);
+    this.#followCheck = undefined;
     await this.#running;
   }
 }

@@ -102,6 +102,12 @@ const MIGRATIONS: readonly string[] = [
     expires_at timestamptz NOT NULL
   );
   `,
+  `
+  -- The erasure horizon: every customer deleted up to this seq has no earlier event, idempotency
+  -- key or snapshot record left. Erasure moves it in its own transaction; every replica reads it
+  -- with the head and then forgets those events from memory (EventStore.erasedSeq).
+  ALTER TABLE log_start ADD COLUMN erased_seq bigint NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** The schema version this code needs. */
