@@ -27,6 +27,20 @@ export function canonicalFacts(json: string): CustomerFacts | undefined {
   return { id: head[1], email, version: Number(tail[1]) };
 }
 
+/**
+ * The version of a customer's canonical JSON text (one canonicalFacts accepted), read from its
+ * end: the `,"version":N}` TAIL matched there is the text's last `,"version":`.
+ */
+export function canonicalVersion(json: string): number {
+  let version = 0;
+  for (let i = json.lastIndexOf(VERSION) + VERSION.length; i < json.length - 1; i++) {
+    version = version * 10 + (json.charCodeAt(i) - 48);
+  }
+  return version;
+}
+
+const VERSION = ',"version":';
+
 /** The id, email and version of any customer's JSON text: canonical text is read without parsing. */
 export function customerFacts(json: string): CustomerFacts {
   const facts = canonicalFacts(json);

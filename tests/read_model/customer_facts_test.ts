@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import type { Customer } from "../../src/domain/customer.ts";
-import { canonicalFacts, customerFacts } from "../../src/read_model/customer_facts.ts";
+import {
+  canonicalFacts,
+  canonicalVersion,
+  customerFacts,
+} from "../../src/read_model/customer_facts.ts";
 import { customerText } from "../../src/read_model/customer_text.ts";
 import { CustomerGenerator } from "../support/generated_customers.ts";
 import { seededRandom, seedFrom } from "../support/prng.ts";
@@ -29,6 +33,7 @@ Deno.test(`the fast path reads every generated customer's canonical text as JSON
     assert.notEqual(fast, undefined, `canonical text missed the fast path: ${text}`);
     assert.deepEqual(fast, factsByParsing(text), text);
     assert.deepEqual(customerFacts(text), factsByParsing(text), text);
+    assert.equal(canonicalVersion(text), customer.version, text);
   }
 });
 
@@ -60,6 +65,7 @@ Deno.test("a version of 16 digits falls back to JSON.parse and still reads right
   const text = customerText({ ...customer, version: Number.MAX_SAFE_INTEGER });
   assert.equal(canonicalFacts(text), undefined);
   assert.equal(customerFacts(text).version, Number.MAX_SAFE_INTEGER);
+  assert.equal(canonicalVersion(text), Number.MAX_SAFE_INTEGER, "read from the end all the same");
 });
 
 function shuffled<T>(list: readonly T[], generate: CustomerGenerator): T[] {
