@@ -1,6 +1,6 @@
 import { type Customer, emailKey } from "../domain/customer.ts";
 import type { CustomerState } from "../domain/decide.ts";
-import { canonicalFacts, canonicalVersion, customerFacts } from "./customer_facts.ts";
+import { canonicalEmail, canonicalVersion, customerFacts } from "./customer_facts.ts";
 import { customerText } from "./customer_text.ts";
 import { nameOrEmailMatcher } from "./customer_search.ts";
 
@@ -107,7 +107,7 @@ export class CustomerProjection implements CustomerState {
     const before = this.#byId.get(id);
     if (before === undefined) return;
     this.#changes++;
-    this.#byEmail.delete(emailKey(customerFacts(before).email));
+    this.#byEmail.delete(emailKey(canonicalEmail(before) ?? customerFacts(before).email));
     this.#bury(id);
   }
 
@@ -119,23 +119,26 @@ export class CustomerProjection implements CustomerState {
    * updates that replace the text.
    */
   put(id: string, json: string): void {
-    let email = canonicalFacts(json)?.email;
+    let email = canonicalEmail(json);
     if (email === undefined) {
       const customer = JSON.parse(json) as Customer;
       json = customerText(customer);
       email = customer.email;
     }
-    const key = emailKey(email);
     this.#changes++;
     const before = this.#byId.get(id);
     if (before === undefined) {
-      this.#byEmail.set(key, id);
+      this.#byEmail.set(emailKey(email), id);
       this.#insertId(id);
     } else {
-      const previous = emailKey(customerFacts(before).email);
-      if (previous !== key) {
-        this.#byEmail.delete(previous);
-        this.#byEmail.set(key, id);
+      const previous = canonicalEmail(before) ?? customerFacts(before).email;
+      if (previous !== email) {
+        const key = emailKey(email);
+        const previousKey = emailKey(previous);
+        if (previousKey !== key) {
+          this.#byEmail.delete(previousKey);
+          this.#byEmail.set(key, id);
+        }
       }
     }
     this.#byId.set(id, json);

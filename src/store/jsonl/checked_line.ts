@@ -179,10 +179,13 @@ export function bodyText(line: Uint8Array): string {
 }
 
 const markers = new Map<string, Uint8Array>();
+const markerTexts = new Map<string, string>();
 
-/** `,"key":{`, the text before an object member. */
+/** `,"key":{`, the text before an object member (one string per key, not one per line). */
 function markerTextOf(key: string): string {
-  return `,"${key}":{`;
+  let marker = markerTexts.get(key);
+  if (marker === undefined) markerTexts.set(key, marker = `,"${key}":{`);
+  return marker;
 }
 
 function markerOf(key: string): Uint8Array {
