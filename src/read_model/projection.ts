@@ -3,6 +3,7 @@ import type { CustomerState } from "../domain/decide.ts";
 import { canonicalEmail, canonicalVersion, customerFacts } from "./customer_facts.ts";
 import { customerText } from "./customer_text.ts";
 import { nameOrEmailMatcher } from "./customer_search.ts";
+import { EmailIndex } from "./email_index.ts";
 
 /** What a page of the list asks for. */
 export interface ListQuery {
@@ -44,8 +45,11 @@ export interface ListPage {
 export class CustomerProjection implements CustomerState {
   /** Id → canonical JSON text. */
   #byId = new Map<string, string>();
-  /** Lower-cased email → id. */
-  #byEmail = new Map<string, string>();
+  /** Email key → id. */
+  #byEmail = new EmailIndex((id) => {
+    const json = this.#byId.get(id);
+    return json === undefined ? undefined : emailKey(emailOf(json));
+  });
   /**
    * Ids in ascending order; ULIDs are created in order, so inserts append. A delete leaves its id
    * behind (a tombstone: not in #byId) until tombstones are a quarter of the array, so a delete
@@ -90,7 +94,7 @@ export class CustomerProjection implements CustomerState {
 
   /** The id of the live customer with this email key. */
   emailOwner(key: string): string | undefined {
-    return this.#byEmail.get(key);
+    return this.#byEmail.owner(key);
   }
 
   /**
@@ -107,7 +111,7 @@ export class CustomerProjection implements CustomerState {
     const before = this.#byId.get(id);
     if (before === undefined) return;
     this.#changes++;
-    this.#byEmail.delete(emailKey(canonicalEmail(before) ?? customerFacts(before).email));
+    this.#byEmail.remove(emailOf(before), id);
     this.#bury(id);
   }
 
@@ -128,17 +132,13 @@ export class CustomerProjection implements CustomerState {
     this.#changes++;
     const before = this.#byId.get(id);
     if (before === undefined) {
-      this.#byEmail.set(emailKey(email), id);
+      this.#byEmail.add(email, id);
       this.#insertId(id);
     } else {
-      const previous = canonicalEmail(before) ?? customerFacts(before).email;
-      if (previous !== email) {
-        const key = emailKey(email);
-        const previousKey = emailKey(previous);
-        if (previousKey !== key) {
-          this.#byEmail.delete(previousKey);
-          this.#byEmail.set(key, id);
-        }
+      const previous = emailOf(before);
+      if (previous !== email && emailKey(previous) !== emailKey(email)) {
+        this.#byEmail.remove(previous, id);
+        this.#byEmail.add(email, id);
       }
     }
     this.#byId.set(id, json);
@@ -168,7 +168,7 @@ export class CustomerProjection implements CustomerState {
   list(query: ListQuery): ListPage {
     const matches = nameOrEmailMatcher(query.q);
     if (query.email !== undefined) {
-      const id = this.#byEmail.get(emailKey(query.email));
+      const id = this.#byEmail.owner(emailKey(query.email));
       const json = id === undefined ? undefined : this.#byId.get(id);
       const hit = json !== undefined && (query.after === undefined || id! > query.after) &&
         matches(json);
@@ -215,4 +215,9 @@ export class CustomerProjection implements CustomerState {
       this.#tombstones = 0;
     }
   }
+}
+
+/** The email of a kept (canonical) text. */
+function emailOf(json: string): string {
+  return canonicalEmail(json) ?? customerFacts(json).email;
 }

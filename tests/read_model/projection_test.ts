@@ -3,6 +3,7 @@ import type { Customer } from "../../src/domain/customer.ts";
 import type { CustomerEvent } from "../../src/domain/events.ts";
 import { CustomerProjection } from "../../src/read_model/projection.ts";
 import { customerText } from "../../src/read_model/customer_text.ts";
+import { emailHash } from "../../src/read_model/email_index.ts";
 
 const TIME = "2026-11-21T10:00:00.000Z";
 
@@ -375,4 +376,30 @@ Deno.test("a version of 16 digits is kept and read back", () => {
   assert.equal(projection.record(idOf(1))!.version, Number.MAX_SAFE_INTEGER);
   fold(projection, deleted(idOf(1), Number.MAX_SAFE_INTEGER));
   assert.equal(projection.emailOwner("ada@example.com"), undefined);
+});
+
+Deno.test("two customers whose emails share the index's hash are each found by email, also after updates and a delete", () => {
+  const seen = new Map<number, string>();
+  let pair: [string, string] | undefined;
+  for (let i = 0; pair === undefined; i++) {
+    const email = `user${i}@example.com`;
+    const other = seen.get(emailHash(email));
+    if (other !== undefined) pair = [other, email];
+    else seen.set(emailHash(email), email);
+  }
+  const [a, b] = pair;
+  const projection = new CustomerProjection();
+  fold(projection, created(customer(1, "A", a)));
+  fold(projection, created(customer(2, "B", b.toUpperCase())));
+  assert.equal(projection.emailOwner(a), idOf(1));
+  assert.equal(projection.emailOwner(b), idOf(2));
+  assert.deepEqual(idsOf(projection.list({ limit: 10, email: b }).items), [idOf(2)]);
+  fold(projection, updated(customer(1, "A2", a.toUpperCase(), 2)));
+  assert.equal(projection.emailOwner(a), idOf(1), "a change of case keeps the key");
+  fold(projection, deleted(idOf(1), 3));
+  assert.equal(projection.emailOwner(a), undefined);
+  assert.equal(projection.emailOwner(b), idOf(2));
+  fold(projection, updated(customer(2, "B", a, 2)));
+  assert.equal(projection.emailOwner(a), idOf(2), "the freed email is taken by the other");
+  assert.equal(projection.emailOwner(b), undefined);
 });
