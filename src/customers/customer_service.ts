@@ -137,10 +137,8 @@ export class CustomerService implements SnapshotSource {
   /** Restores one record of records() (a customer's comes split: `data` is its JSON text). */
   restore(record: string, data?: string): void {
     const json = data ?? textOfRecord(record);
-    if (json !== undefined) {
-      // The id read from the text is a slice of it: the projection keeps a string of its own.
-      this.#projection.put(JSON.parse(`"${customerFacts(json).id}"`), json);
-    } else {
+    if (json !== undefined) this.#projection.putText(json);
+    else {
       const { actor, key, requestHash, customer, at } = JSON.parse(record) as IdempotencyRecord;
       this.#idempotency.remember(actor, key, { requestHash, customer, at });
     }

@@ -116,19 +116,32 @@ export class CustomerProjection implements CustomerState {
   }
 
   /**
-   * Sets a live customer from its JSON text (an event's data, a snapshot's customer line). Text
-   * in another field order (another writer's) is kept in canonical order, so that the version is
-   * always where canonicalVersion reads it. `id` must be a string of its own, not a
-   * slice of the text: the maps and the id order keep it as long as the customer lives, through
-   * updates that replace the text.
+   * Sets a live customer from its JSON text (an event's data). Text in another field order
+   * (another writer's) is kept in canonical order, so that the version is always where
+   * canonicalVersion reads it. `id` must be a string of its own, not a slice of the text: the
+   * maps and the id order keep it as long as the customer lives, through updates that replace
+   * the text.
    */
   put(id: string, json: string): void {
-    let email = canonicalEmail(json);
-    if (email === undefined) {
-      const customer = JSON.parse(json) as Customer;
-      json = customerText(customer);
-      email = customer.email;
-    }
+    const email = canonicalEmail(json);
+    if (email !== undefined) this.#put(id, json, email);
+    else this.#putParsed(json);
+  }
+
+  /** Sets a live customer from its JSON text alone (a snapshot's customer line). */
+  putText(json: string): void {
+    const email = canonicalEmail(json);
+    // Canonical text starts with {"id":"<26 characters>": the key is a copy, not a slice.
+    if (email !== undefined) this.#put(JSON.parse(`"${json.slice(7, 33)}"`), json, email);
+    else this.#putParsed(json);
+  }
+
+  #putParsed(json: string): void {
+    const customer = JSON.parse(json) as Customer;
+    this.#put(customer.id, customerText(customer), customer.email);
+  }
+
+  #put(id: string, json: string, email: string): void {
     this.#changes++;
     const before = this.#byId.get(id);
     if (before === undefined) {

@@ -403,3 +403,17 @@ Deno.test("two customers whose emails share the index's hash are each found by e
   assert.equal(projection.emailOwner(a), idOf(2), "the freed email is taken by the other");
   assert.equal(projection.emailOwner(b), undefined);
 });
+
+Deno.test("putText takes the id from the text, canonical or not, and keeps it through updates", () => {
+  const projection = new CustomerProjection();
+  const ada = customer(1, "Ada", "ada@example.com");
+  const grace = customer(2, "Grace", "grace@example.com");
+  projection.putText(customerText(ada));
+  projection.putText(JSON.stringify(Object.fromEntries(Object.entries(grace).reverse())));
+  assert.deepEqual(projection.get(idOf(1)), ada);
+  assert.deepEqual(projection.record(idOf(2))?.json, customerText(grace));
+  assert.equal(projection.emailOwner("grace@example.com"), idOf(2));
+  fold(projection, updated(customer(1, "Ada B", "ada@example.com", 2)));
+  assert.deepEqual(idsOf(projection.all()), [idOf(1), idOf(2)]);
+  assert.equal(projection.version(idOf(1)), 2);
+});
