@@ -137,7 +137,7 @@ export class CustomerService implements SnapshotSource {
   /** Restores one record of records() (a customer's comes split: `data` is its JSON text). */
   restore(record: string, data?: string): void {
     const json = data ?? textOfRecord(record);
-    if (json !== undefined) this.#projection.putText(json);
+    if (json !== undefined) this.#projection.put(json);
     else {
       const { actor, key, requestHash, customer, at } = JSON.parse(record) as IdempotencyRecord;
       this.#idempotency.remember(actor, key, { requestHash, customer, at });

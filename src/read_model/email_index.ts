@@ -1,45 +1,53 @@
 /**
- * Live customers' ids by email key, kept under a 30-bit hash of the key instead of the key itself:
- * a key string per customer cost about 48 bytes and an allocation per event replayed, and a map
- * keyed by small integers finds an entry without reading key strings scattered over the heap
- * (with a million customers that cache miss was most of a replayed event's cost). Keys that share
- * a hash share an entry, an array of ids; a lookup checks each candidate's own email through
- * `emailKeyOf`, so a collision never answers the wrong customer.
+ * Live customers by email key, kept as small integers only: the 30-bit hash of the email key
+ * leads to the hash of the customer's id (text_table.ts), so the index holds no string per
+ * customer (an email key string cost about 48 bytes), and a map keyed by small integers finds an
+ * entry without reading key strings scattered over the heap. Hashes shared by several customers
+ * hold an array; a lookup checks each candidate's own email through `ownerUnder`, so a collision
+ * never answers the wrong customer.
  */
 export class EmailIndex {
-  #byHash = new Map<number, string | string[]>();
-  #emailKeyOf: (id: string) => string | undefined;
+  #byHash = new Map<number, number | number[]>();
+  #ownerUnder: (idHash: number, key: string) => string | undefined;
 
-  /** `emailKeyOf` gives a live customer's email key (lower case), for checking candidates. */
-  constructor(emailKeyOf: (id: string) => string | undefined) {
-    this.#emailKeyOf = emailKeyOf;
+  /**
+   * `ownerUnder` gives the id of the live customer whose id has hash `idHash` and whose email key
+   * is `key`, if there is one.
+   */
+  constructor(ownerUnder: (idHash: number, key: string) => string | undefined) {
+    this.#ownerUnder = ownerUnder;
   }
 
   /** The id of the live customer with this email key (see emailKey), if any. */
   owner(key: string): string | undefined {
     const found = this.#byHash.get(emailHash(key));
     if (found === undefined) return undefined;
-    if (typeof found === "string") return this.#emailKeyOf(found) === key ? found : undefined;
-    return found.find((id) => this.#emailKeyOf(id) === key);
+    if (typeof found === "number") return this.#ownerUnder(found, key);
+    for (const idHash of found) {
+      const owner = this.#ownerUnder(idHash, key);
+      if (owner !== undefined) return owner;
+    }
+    return undefined;
   }
 
-  /** Adds an id under an email (any case). */
-  add(email: string, id: string): void {
+  /** Adds a customer (by its id's hash) under an email (any case). */
+  add(email: string, idHash: number): void {
     const hash = emailHash(email);
     const found = this.#byHash.get(hash);
-    if (found === undefined) this.#byHash.set(hash, id);
-    else if (typeof found === "string") this.#byHash.set(hash, [found, id]);
-    else found.push(id);
+    if (found === undefined) this.#byHash.set(hash, idHash);
+    else if (typeof found === "number") this.#byHash.set(hash, [found, idHash]);
+    else found.push(idHash);
   }
 
-  /** Removes an id from under an email (any case). */
-  remove(email: string, id: string): void {
+  /** Removes a customer (by its id's hash) from under an email (any case). */
+  remove(email: string, idHash: number): void {
     const hash = emailHash(email);
     const found = this.#byHash.get(hash);
-    if (found === id) this.#byHash.delete(hash);
+    if (found === idHash) this.#byHash.delete(hash);
     else if (Array.isArray(found)) {
-      const rest = found.filter((other) => other !== id);
-      this.#byHash.set(hash, rest.length === 1 ? rest[0] : rest);
+      const at = found.indexOf(idHash);
+      if (at !== -1) found.splice(at, 1);
+      if (found.length === 1) this.#byHash.set(hash, found[0]);
     }
   }
 }

@@ -1,9 +1,11 @@
-import { type Customer, emailKey } from "../domain/customer.ts";
+import { type Customer, emailKey, isUlid } from "../domain/customer.ts";
 import type { CustomerState } from "../domain/decide.ts";
 import { canonicalEmail, canonicalVersion, customerFacts } from "./customer_facts.ts";
 import { customerText } from "./customer_text.ts";
 import { nameOrEmailMatcher } from "./customer_search.ts";
 import { EmailIndex } from "./email_index.ts";
+import { IdOrder } from "./id_order.ts";
+import { ID_AT, ID_LENGTH, idHash, idOf, TextTable } from "./text_table.ts";
 
 /** What a page of the list asks for. */
 export interface ListQuery {
@@ -35,33 +37,28 @@ export interface ListPage {
 
 /**
  * The in-memory read model: live customers by id, by email, and in id order. Each customer is
- * kept as its canonical JSON text alone (what GET answers and a snapshot stores), the value of
- * the id map: its version and email are read from the text when needed (canonical text has them
- * at fixed places, customer_facts.ts), so there is no record object per customer. With a million
- * customers that object was 56 bytes of about 600 per customer, and one allocation per event
- * replayed. Text instead of an object graph halves the memory and spares the garbage collector;
- * decisions parse the text when they need it.
+ * kept as one string, its canonical JSON text (what GET answers and a snapshot stores): the id
+ * it starts with, its email and version are read from it where needed (customer_facts.ts), and
+ * the indexes hold small integers (hashes) or the text itself, no record object and no key
+ * string. With a million customers a record object and id and email key strings were about 150
+ * of 600 bytes per customer, and finding string keys in maps that large was most of the cost of
+ * replaying an event. Text instead of an object graph halves the memory and spares the garbage
+ * collector; decisions parse the text when they need it.
  */
 export class CustomerProjection implements CustomerState {
-  /** Id → canonical JSON text. */
-  #byId = new Map<string, string>();
-  /** Email key → id. */
-  #byEmail = new EmailIndex((id) => {
-    const json = this.#byId.get(id);
-    return json === undefined ? undefined : emailKey(emailOf(json));
+  #texts = new TextTable();
+  #byEmail = new EmailIndex((idHash, key) => {
+    for (const text of this.#texts.under(idHash)) {
+      if (emailKey(emailOf(text)) === key) return text.slice(ID_AT, ID_AT + ID_LENGTH);
+    }
+    return undefined;
   });
-  /**
-   * Ids in ascending order; ULIDs are created in order, so inserts append. A delete leaves its id
-   * behind (a tombstone: not in #byId) until tombstones are a quarter of the array, so a delete
-   * costs O(1) amortised instead of an O(n) splice.
-   */
-  #ids: string[] = [];
-  #tombstones = 0;
+  #order = new IdOrder();
   #changes = 0;
 
   /** The number of live customers. */
   get size(): number {
-    return this.#byId.size;
+    return this.#texts.size;
   }
 
   /** Counts every change to the model: what a page answered before a change differs from. */
@@ -71,25 +68,25 @@ export class CustomerProjection implements CustomerState {
 
   /** The live customer with this id, parsed from its text. */
   get(id: string): Customer | undefined {
-    const json = this.#byId.get(id);
+    const json = this.#texts.get(id);
     return json === undefined ? undefined : JSON.parse(json);
   }
 
   /** The record of the live customer with this id. */
   record(id: string): CustomerRecord | undefined {
-    const json = this.#byId.get(id);
+    const json = this.#texts.get(id);
     return json === undefined ? undefined : { id, version: canonicalVersion(json), json };
   }
 
   /** The version of the live customer with this id. */
   version(id: string): number | undefined {
-    const json = this.#byId.get(id);
+    const json = this.#texts.get(id);
     return json === undefined ? undefined : canonicalVersion(json);
   }
 
   /** True when a customer with this id is live. */
   has(id: string): boolean {
-    return this.#byId.has(id);
+    return this.#texts.get(id) !== undefined;
   }
 
   /** The id of the live customer with this email key. */
@@ -103,78 +100,54 @@ export class CustomerProjection implements CustomerState {
    */
   apply(id: string, json: string | null): void {
     if (json === null) this.remove(id);
-    else this.put(id, json);
+    else this.put(json);
   }
 
   /** Removes a customer, if live. */
   remove(id: string): void {
-    const before = this.#byId.get(id);
+    const before = this.#texts.delete(id);
     if (before === undefined) return;
     this.#changes++;
-    this.#byEmail.remove(emailOf(before), id);
-    this.#bury(id);
+    this.#byEmail.remove(emailOf(before), idHash(before, ID_AT));
+    // The tombstone is kept: a copy of the id, not the caller's string (a slice of a URL, say).
+    this.#order.remove(idOf(before));
   }
 
   /**
-   * Sets a live customer from its JSON text (an event's data). Text in another field order
-   * (another writer's) is kept in canonical order, so that the version is always where
-   * canonicalVersion reads it. `id` must be a string of its own, not a slice of the text: the
-   * maps and the id order keep it as long as the customer lives, through updates that replace
-   * the text.
+   * Sets a live customer from its JSON text (an event's data, a snapshot's customer line), whose
+   * id it is. Text in another field order (another writer's) is kept in canonical order, so that
+   * the id, email and version are always where customer_facts.ts and text_table.ts read them.
    */
-  put(id: string, json: string): void {
-    const email = canonicalEmail(json);
-    if (email !== undefined) this.#put(id, json, email);
-    else this.#putParsed(json);
-  }
-
-  /** Sets a live customer from its JSON text alone (a snapshot's customer line). */
-  putText(json: string): void {
-    const email = canonicalEmail(json);
-    // Canonical text starts with {"id":"<26 characters>": the key is a copy, not a slice.
-    if (email !== undefined) this.#put(JSON.parse(`"${json.slice(7, 33)}"`), json, email);
-    else this.#putParsed(json);
-  }
-
-  #putParsed(json: string): void {
-    const customer = JSON.parse(json) as Customer;
-    this.#put(customer.id, customerText(customer), customer.email);
-  }
-
-  #put(id: string, json: string, email: string): void {
+  put(json: string): void {
+    let email = canonicalEmail(json);
+    if (email === undefined) {
+      const customer = JSON.parse(json) as Customer;
+      if (!isUlid(customer.id)) throw new Error(`A customer's id is not a ULID: ${customer.id}`);
+      json = customerText(customer);
+      email = customer.email;
+    }
     this.#changes++;
-    const before = this.#byId.get(id);
-    if (before === undefined) {
-      this.#byEmail.add(email, id);
-      this.#insertId(id);
-    } else {
+    const before = this.#texts.set(json);
+    if (before === undefined) this.#byEmail.add(email, idHash(json, ID_AT));
+    else {
       const previous = emailOf(before);
       if (previous !== email && emailKey(previous) !== emailKey(email)) {
-        this.#byEmail.remove(previous, id);
-        this.#byEmail.add(email, id);
+        const hash = idHash(json, ID_AT);
+        this.#byEmail.remove(previous, hash);
+        this.#byEmail.add(email, hash);
       }
     }
-    this.#byId.set(id, json);
+    this.#order.put(json);
   }
 
   /** Every live customer's text in id order (a new array; texts are immutable values). */
   texts(): string[] {
-    const live: string[] = [];
-    for (const id of this.#ids) {
-      const json = this.#byId.get(id);
-      if (json !== undefined) live.push(json);
-    }
-    return live;
+    return this.#order.texts();
   }
 
   /** Every live customer's record in id order (a new array). */
   all(): CustomerRecord[] {
-    const live: CustomerRecord[] = [];
-    for (const id of this.#ids) {
-      const record = this.record(id);
-      if (record !== undefined) live.push(record);
-    }
-    return live;
+    return this.texts().map(recordOf);
   }
 
   /** A page of live customers in id order. */
@@ -182,52 +155,27 @@ export class CustomerProjection implements CustomerState {
     const matches = nameOrEmailMatcher(query.q);
     if (query.email !== undefined) {
       const id = this.#byEmail.owner(emailKey(query.email));
-      const json = id === undefined ? undefined : this.#byId.get(id);
+      const json = id === undefined ? undefined : this.#texts.get(id);
       const hit = json !== undefined && (query.after === undefined || id! > query.after) &&
         matches(json);
-      return { items: hit ? [this.record(id!)!] : [], more: false };
+      return { items: hit ? [recordOf(json)] : [], more: false };
     }
     const items: CustomerRecord[] = [];
-    let i = query.after === undefined ? 0 : this.#indexAfter(query.after);
-    for (; i < this.#ids.length; i++) {
-      const id = this.#ids[i];
-      const json = this.#byId.get(id);
+    const order = this.#order;
+    let i = query.after === undefined ? 0 : order.indexAfter(query.after);
+    for (; i < order.length; i++) {
+      const json = order.at(i);
       if (json === undefined || !matches(json)) continue;
       if (items.length === query.limit) return { items, more: true };
-      items.push({ id, version: canonicalVersion(json), json });
+      items.push(recordOf(json));
     }
     return { items, more: false };
   }
-  /** The position of the first id greater than the given one. */
-  #indexAfter(id: string): number {
-    let low = 0;
-    let high = this.#ids.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (this.#ids[mid] <= id) low = mid + 1;
-      else high = mid;
-    }
-    return low;
-  }
+}
 
-  #insertId(id: string): void {
-    const ids = this.#ids;
-    if (ids.length === 0 || ids[ids.length - 1] < id) ids.push(id);
-    else {
-      const at = this.#indexAfter(id);
-      if (ids[at - 1] === id) this.#tombstones--; // its own tombstone comes back to life
-      else ids.splice(at, 0, id);
-    }
-  }
-
-  #bury(id: string): void {
-    this.#byId.delete(id);
-    this.#tombstones++;
-    if (this.#tombstones > 1024 && this.#tombstones * 4 > this.#ids.length) {
-      this.#ids = this.#ids.filter((live) => this.#byId.has(live));
-      this.#tombstones = 0;
-    }
-  }
+/** The record of a kept (canonical) text. */
+function recordOf(json: string): CustomerRecord {
+  return { id: json.slice(ID_AT, ID_AT + ID_LENGTH), version: canonicalVersion(json), json };
 }
 
 /** The email of a kept (canonical) text. */

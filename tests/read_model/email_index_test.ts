@@ -13,16 +13,17 @@ function collidingEmails(): [string, string] {
   }
 }
 
-/** An index over a plain map of id → email, as the projection gives it. */
-function indexOver(emails: Map<string, string>): EmailIndex {
-  const index = new EmailIndex((id) => {
-    const email = emails.get(id);
-    return email === undefined ? undefined : emailKey(email);
-  });
-  for (const [id, email] of emails) index.add(email, id);
+/** Customers as the projection holds them: by their id's hash, several under one hash. */
+type Customers = Map<number, { id: string; email: string }[]>;
+
+/** An index over `customers`, which the test changes along with the index. */
+function indexOver(customers: Customers): EmailIndex {
+  const index = new EmailIndex((idHash, key) =>
+    customers.get(idHash)?.find((customer) => emailKey(customer.email) === key)?.id
+  );
+  for (const [hash, list] of customers) for (const { email } of list) index.add(email, hash);
   return index;
 }
-
 Deno.test("the hash is that of the email's key: any case of an email hashes alike", () => {
   for (
     const email of ["Ada@Example.COM", "ÅSA@EXAMPLE.SE", "İnci@example.com", "\u212Aelvin@x.io"]
@@ -37,33 +38,54 @@ Deno.test("the hash is that of the email's key: any case of an email hashes alik
 Deno.test("emails that share a hash each find their own owner, before and after the other goes", () => {
   const [a, b] = collidingEmails();
   assert.equal(emailHash(a), emailHash(b));
-  const emails = new Map([["A", a], ["B", b], ["C", "c@example.com"]]);
-  const index = indexOver(emails);
+  const customers: Customers = new Map([
+    [1, [{ id: "A", email: a }]],
+    [2, [{ id: "B", email: b }]],
+    [3, [{ id: "C", email: "c@example.com" }]],
+  ]);
+  const index = indexOver(customers);
   assert.equal(index.owner(a), "A");
   assert.equal(index.owner(b), "B");
   assert.equal(index.owner("c@example.com"), "C");
-  index.remove(a, "A");
-  emails.delete("A");
+  index.remove(a, 1);
+  customers.delete(1);
   assert.equal(index.owner(a), undefined);
   assert.equal(index.owner(b), "B");
-  index.remove(b, "B");
-  emails.delete("B");
+  index.remove(b, 2);
+  customers.delete(2);
   assert.equal(index.owner(b), undefined);
-  index.add(b, "B");
-  emails.set("B", b);
+  index.add(b, 2);
+  customers.set(2, [{ id: "B", email: b }]);
   assert.equal(index.owner(b), "B");
+});
+
+Deno.test("customers whose ids share a hash and whose emails share one are told apart, one removal at a time", () => {
+  const [a, b] = collidingEmails();
+  const customers: Customers = new Map([[7, [{ id: "A", email: a }, { id: "B", email: b }]]]);
+  const index = indexOver(customers);
+  assert.equal(index.owner(a), "A");
+  assert.equal(index.owner(b), "B");
+  index.remove(a, 7);
+  customers.set(7, [{ id: "B", email: b }]);
+  assert.equal(index.owner(a), undefined);
+  assert.equal(index.owner(b), "B", "one removal takes one entry of the shared hash");
 });
 
 Deno.test("an unknown key that shares a hash with a live one is not owned", () => {
   const [a, b] = collidingEmails();
-  const index = indexOver(new Map([["A", a]]));
+  const index = indexOver(new Map([[1, [{ id: "A", email: a }]]]));
   assert.equal(index.owner(b), undefined, "the candidate's own email differs");
   assert.equal(index.owner("nobody@example.com"), undefined);
 });
 
 Deno.test("keys are looked up in lower case, as emailKey makes them; non-ASCII ones too", () => {
-  const emails = new Map([["A", "Ada@Example.com"], ["K", "\u212Aelvin@x.io"], ["I", "İnci@x.io"]]);
-  const index = indexOver(emails);
+  const index = indexOver(
+    new Map([
+      [1, [{ id: "A", email: "Ada@Example.com" }]],
+      [2, [{ id: "K", email: "\u212Aelvin@x.io" }]],
+      [3, [{ id: "I", email: "İnci@x.io" }]],
+    ]),
+  );
   assert.equal(index.owner("ada@example.com"), "A");
   assert.equal(index.owner(emailKey("ADA@EXAMPLE.COM")), "A");
   assert.equal(index.owner(emailKey("\u212Aelvin@x.io")), "K");

@@ -404,12 +404,12 @@ Deno.test("two customers whose emails share the index's hash are each found by e
   assert.equal(projection.emailOwner(b), undefined);
 });
 
-Deno.test("putText takes the id from the text, canonical or not, and keeps it through updates", () => {
+Deno.test("put takes the id from the text, canonical or not, and keeps it through updates", () => {
   const projection = new CustomerProjection();
   const ada = customer(1, "Ada", "ada@example.com");
   const grace = customer(2, "Grace", "grace@example.com");
-  projection.putText(customerText(ada));
-  projection.putText(JSON.stringify(Object.fromEntries(Object.entries(grace).reverse())));
+  projection.put(customerText(ada));
+  projection.put(JSON.stringify(Object.fromEntries(Object.entries(grace).reverse())));
   assert.deepEqual(projection.get(idOf(1)), ada);
   assert.deepEqual(projection.record(idOf(2))?.json, customerText(grace));
   assert.equal(projection.emailOwner("grace@example.com"), idOf(2));
