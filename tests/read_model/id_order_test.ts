@@ -43,3 +43,33 @@ Deno.test("indexAfter finds the first id after any string, tombstones and all", 
   assert.equal(order.indexAfter(idOf(10).slice(0, 25)), 0, "a prefix sorts first");
   assert.equal(order.indexAfter(`${idOf(10)}x`), 1, "a longer string sorts after its prefix");
 });
+
+Deno.test("against a sorted model: ids of a few times, in any order, put, updated and removed past the tombstone threshold", () => {
+  const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  let seed = 7;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  // Three times (the first 10 characters), many ids each: the order within a time is by the rest.
+  const ids = Array.from({ length: 3000 }, () => {
+    let id = ["01JDQ8Z5K3", "01JDQ8Z5K4", "01JDQ8Z6A0"][random(3)];
+    while (id.length < 26) id += CROCKFORD[random(32)];
+    return id;
+  });
+  const order = new IdOrder();
+  const model = new Map<string, string>();
+  for (let step = 0; step < 12_000; step++) {
+    const id = ids[random(ids.length)];
+    if (random(3) === 0) {
+      order.remove(id);
+      model.delete(id);
+    } else {
+      const text = `{"id":"${id}","version":${step}}`;
+      order.put(text);
+      model.set(id, text);
+    }
+  }
+  const expected = [...model.keys()].sort().map((id) => model.get(id)!);
+  assert.deepEqual(order.texts(), expected);
+  assert.deepEqual(live(order), expected);
+  const after = [...model.keys()].sort()[10];
+  assert.equal(order.at(order.indexAfter(after)), expected[11]);
+});
