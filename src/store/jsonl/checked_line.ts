@@ -124,7 +124,12 @@ export function splitLine(
       member: text.slice(textAt + marker.length - 1, text.length - (line.length - bodyEnd)),
     };
   }
-  const at = text !== undefined && text.length === line.length ? textAt : indexOf(line, marker);
+  // The marker is ASCII: it is in the bytes where it is in their text. Where the text before it
+  // is ASCII too (the envelope usually is; non-ASCII is mostly in the data), it starts at the
+  // same offset in bytes, and its bytes are found there.
+  const at = text === undefined || (textAt !== -1 && !startsAt(line, textAt, marker))
+    ? indexOf(line, marker)
+    : textAt;
   if (at === -1) return undefined;
   const bodyEnd = verifyLine(line);
   const headText = text === undefined ? decodeText(line.subarray(0, at)) : text.slice(0, textAt);
@@ -192,6 +197,17 @@ function markerOf(key: string): Uint8Array {
   let marker = markers.get(key);
   if (marker === undefined) markers.set(key, marker = encoder.encode(`,"${key}":{`));
   return marker;
+}
+
+/**
+ * True when `marker` is at `at` in `line`. For an ASCII marker found at character `at` of the
+ * line's text, it is found at byte `at` only when every character before is ASCII, so `at` is then
+ * its first occurrence in bytes too.
+ */
+function startsAt(line: Uint8Array, at: number, marker: Uint8Array): boolean {
+  if (at + marker.length > line.length) return false;
+  for (let i = 0; i < marker.length; i++) if (line[at + i] !== marker[i]) return false;
+  return true;
 }
 
 function indexOf(line: Uint8Array, marker: Uint8Array): number {
