@@ -17,7 +17,6 @@ import { watchParent } from "./ops/parent_watch.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
 import { createLogger, type Logger } from "./ops/log.ts";
 import { LogBuffer } from "./ops/log_buffer.ts";
-import { ownAllTexts } from "./read_model/own_texts.ts";
 import { dataDirFailure, prepareDataDir, replayFailure } from "./ops/data_dir_setting.ts";
 import { effectiveConfig } from "./ops/effective_config.ts";
 import { listen, type Listener } from "./ops/listener.ts";
@@ -269,8 +268,6 @@ async function main(): Promise<void> {
     );
   } else handler = app;
   ready = true;
-  // Replayed texts are slices of the chunks the log was read in; copies serve faster, hold less.
-  void ownAllTexts(projection);
   log.always("ready", { url: listener.url, customers: projection.size, replay_ms: ms });
   announce?.(listener.curl("/api/customers"));
   webhookParts.start();

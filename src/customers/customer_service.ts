@@ -127,11 +127,11 @@ export class CustomerService implements ReloadableSource {
    * costs no serialisation. Only keys of live customers are included.
    */
   records(): Iterable<string> {
-    const customers = this.#projection.all();
+    const customers = this.#projection.texts();
     const keys = [...this.#idempotency.entries(this.#clock())]
       .filter((entry) => this.isLive(entry.customer.id));
     return (function* () {
-      for (const record of customers) yield `${CUSTOMER_RECORD}${record.json}}`;
+      for (const json of customers) yield `${CUSTOMER_RECORD}${json}}`;
       for (const entry of keys) yield JSON.stringify({ kind: "idempotency", ...entry });
     })();
   }
@@ -139,10 +139,8 @@ export class CustomerService implements ReloadableSource {
   /** Restores one record of records() (a customer's comes split: `data` is its JSON text). */
   restore(record: string, data?: string): void {
     const json = data ?? textOfRecord(record);
-    if (json !== undefined) {
-      const { id, version, email } = customerFacts(json);
-      this.#projection.put(id, version, email, json);
-    } else {
+    if (json !== undefined) this.#projection.put(json);
+    else {
       const { actor, key, requestHash, customer, at } = JSON.parse(record) as IdempotencyRecord;
       this.#idempotency.remember(actor, key, { requestHash, customer, at });
     }
@@ -187,12 +185,12 @@ export class CustomerService implements ReloadableSource {
 
   /** The durable version of a live customer. */
   versionOf(id: string): number | undefined {
-    return this.#projection.record(id)?.version;
+    return this.#projection.version(id);
   }
 
   /** True when the customer is live in the durable state. */
   isLive(id: string): boolean {
-    return this.#projection.record(id) !== undefined;
+    return this.#projection.has(id);
   }
 
   /** A live customer (durable state only), parsed from its record. */
@@ -387,7 +385,7 @@ export class CustomerService implements ReloadableSource {
    */
   #apply(event: Omit<StoredEvent, "data">, json: string | null, data?: Customer): void {
     if (event.seq <= this.#appliedSeq) return; // Applied already, by catchUp.
-    this.#projection.apply(event.id, event.version, json);
+    this.#projection.apply(event.id, json);
     this.#appliedSeq = event.seq;
     if (event.type === "customer.created" && event.idempotency_key !== undefined) {
       const at = Date.parse(event.time);

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import type { Customer } from "../../src/domain/customer.ts";
-import { canonicalFacts, customerFacts } from "../../src/read_model/customer_facts.ts";
+import {
+  canonicalEmail,
+  canonicalFacts,
+  canonicalVersion,
+  customerFacts,
+} from "../../src/read_model/customer_facts.ts";
 import { customerText } from "../../src/read_model/customer_text.ts";
 import { CustomerGenerator } from "../support/generated_customers.ts";
 import { seededRandom, seedFrom } from "../support/prng.ts";
@@ -29,6 +34,8 @@ Deno.test(`the fast path reads every generated customer's canonical text as JSON
     assert.notEqual(fast, undefined, `canonical text missed the fast path: ${text}`);
     assert.deepEqual(fast, factsByParsing(text), text);
     assert.deepEqual(customerFacts(text), factsByParsing(text), text);
+    assert.equal(canonicalVersion(text), customer.version, text);
+    assert.equal(canonicalEmail(text), customer.email, text);
   }
 });
 
@@ -47,10 +54,12 @@ Deno.test(`text in any other field order never misleads the fast path and custom
       const text = textInOrder(customer, order);
       const fast = canonicalFacts(text);
       if (fast !== undefined) assert.deepEqual(fast, factsByParsing(text), text);
+      assert.equal(canonicalEmail(text), fast?.email, text);
       assert.deepEqual(customerFacts(text), factsByParsing(text), text);
     }
     for (const order of orders) {
       assert.equal(canonicalFacts(textInOrder(customer, order)), undefined);
+      assert.equal(canonicalEmail(textInOrder(customer, order)), undefined);
     }
   }
 });
@@ -59,7 +68,9 @@ Deno.test("a version of 16 digits falls back to JSON.parse and still reads right
   const customer = new CustomerGenerator(seededRandom(1)).customer();
   const text = customerText({ ...customer, version: Number.MAX_SAFE_INTEGER });
   assert.equal(canonicalFacts(text), undefined);
+  assert.equal(canonicalEmail(text), undefined);
   assert.equal(customerFacts(text).version, Number.MAX_SAFE_INTEGER);
+  assert.equal(canonicalVersion(text), Number.MAX_SAFE_INTEGER, "read from the end all the same");
 });
 
 function shuffled<T>(list: readonly T[], generate: CustomerGenerator): T[] {
@@ -70,3 +81,28 @@ function shuffled<T>(list: readonly T[], generate: CustomerGenerator): T[] {
   }
   return out;
 }
+
+Deno.test("a text is canonical only when it ends in the version member: a version in metadata or after the brace does not count", () => {
+  const customer = new CustomerGenerator(seededRandom(2)).customer();
+  const text = customerText(customer);
+  const body = text.slice(0, text.lastIndexOf(',"version":'));
+  for (
+    const tail of [
+      ',"version":7}}',
+      ',"version":7} ',
+      ',"version":}',
+      ',"version":-7}',
+      ',"version":1.5}',
+      ',"version":"7"}',
+      ',"version":1234567890123456}',
+    ]
+  ) {
+    assert.equal(canonicalFacts(body + tail), undefined, tail);
+    assert.equal(canonicalEmail(body + tail), undefined, tail);
+  }
+  assert.deepEqual(canonicalFacts(`${body},"version":123456789012345}`), {
+    id: customer.id,
+    email: customer.email,
+    version: 123456789012345,
+  });
+});

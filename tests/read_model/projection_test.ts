@@ -3,6 +3,7 @@ import type { Customer } from "../../src/domain/customer.ts";
 import type { CustomerEvent } from "../../src/domain/events.ts";
 import { CustomerProjection } from "../../src/read_model/projection.ts";
 import { customerText } from "../../src/read_model/customer_text.ts";
+import { emailHash } from "../../src/read_model/email_index.ts";
 
 const TIME = "2026-11-21T10:00:00.000Z";
 
@@ -27,7 +28,7 @@ function customer(n: number, name: string, email: string, version = 1): Customer
 
 /** Folds an event into the projection as the service does: with the data's canonical text. */
 function fold(projection: CustomerProjection, event: CustomerEvent): void {
-  projection.apply(event.id, event.version, event.data === null ? null : customerText(event.data));
+  projection.apply(event.id, event.data === null ? null : customerText(event.data));
 }
 
 function created(data: Customer): CustomerEvent {
@@ -339,11 +340,80 @@ Deno.test("a record keeps the customer as JSON text, and get() parses it back to
   assert.deepEqual(record, {
     id: idOf(1),
     version: 1,
-    emailKey: "ada@example.com",
     json: JSON.stringify(ada),
   });
   assert.deepEqual(projection.get(idOf(1)), ada);
   // q finds names whose JSON text needs escaping, and only in name or email.
   assert.deepEqual(idsOf(projection.list({ limit: 10, q: '"countess"' }).items), [idOf(1)]);
   assert.deepEqual(idsOf(projection.list({ limit: 10, q: "2026-11" }).items), []);
+});
+
+Deno.test("text in another field order is kept canonical: GET answers it so, its version and email index read right", () => {
+  const projection = new CustomerProjection();
+  const ada = customer(1, "Ada Lovelace", "Ada@Example.com", 7);
+  const reversed = JSON.stringify(Object.fromEntries(Object.entries(ada).reverse()));
+  projection.apply(ada.id, reversed);
+  assert.deepEqual(projection.record(idOf(1)), {
+    id: idOf(1),
+    version: 7,
+    json: customerText(ada),
+  });
+  assert.equal(projection.version(idOf(1)), 7);
+  assert.equal(projection.emailOwner("ada@example.com"), idOf(1));
+  const moved = { ...ada, email: "countess@example.com", version: 8 };
+  projection.apply(ada.id, JSON.stringify(Object.fromEntries(Object.entries(moved).reverse())));
+  assert.equal(projection.emailOwner("ada@example.com"), undefined, "the old email is free");
+  assert.equal(projection.emailOwner("countess@example.com"), idOf(1));
+  projection.remove(ada.id);
+  assert.equal(projection.emailOwner("countess@example.com"), undefined);
+  assert.equal(projection.has(idOf(1)), false);
+});
+
+Deno.test("a version of 16 digits is kept and read back", () => {
+  const projection = new CustomerProjection();
+  const big = customer(1, "Ada Lovelace", "ada@example.com", Number.MAX_SAFE_INTEGER);
+  fold(projection, updated(big));
+  assert.equal(projection.record(idOf(1))!.version, Number.MAX_SAFE_INTEGER);
+  fold(projection, deleted(idOf(1), Number.MAX_SAFE_INTEGER));
+  assert.equal(projection.emailOwner("ada@example.com"), undefined);
+});
+
+Deno.test("two customers whose emails share the index's hash are each found by email, also after updates and a delete", () => {
+  const seen = new Map<number, string>();
+  let pair: [string, string] | undefined;
+  for (let i = 0; pair === undefined; i++) {
+    const email = `user${i}@example.com`;
+    const other = seen.get(emailHash(email));
+    if (other !== undefined) pair = [other, email];
+    else seen.set(emailHash(email), email);
+  }
+  const [a, b] = pair;
+  const projection = new CustomerProjection();
+  fold(projection, created(customer(1, "A", a)));
+  fold(projection, created(customer(2, "B", b.toUpperCase())));
+  assert.equal(projection.emailOwner(a), idOf(1));
+  assert.equal(projection.emailOwner(b), idOf(2));
+  assert.deepEqual(idsOf(projection.list({ limit: 10, email: b }).items), [idOf(2)]);
+  fold(projection, updated(customer(1, "A2", a.toUpperCase(), 2)));
+  assert.equal(projection.emailOwner(a), idOf(1), "a change of case keeps the key");
+  fold(projection, deleted(idOf(1), 3));
+  assert.equal(projection.emailOwner(a), undefined);
+  assert.equal(projection.emailOwner(b), idOf(2));
+  fold(projection, updated(customer(2, "B", a, 2)));
+  assert.equal(projection.emailOwner(a), idOf(2), "the freed email is taken by the other");
+  assert.equal(projection.emailOwner(b), undefined);
+});
+
+Deno.test("put takes the id from the text, canonical or not, and keeps it through updates", () => {
+  const projection = new CustomerProjection();
+  const ada = customer(1, "Ada", "ada@example.com");
+  const grace = customer(2, "Grace", "grace@example.com");
+  projection.put(customerText(ada));
+  projection.put(JSON.stringify(Object.fromEntries(Object.entries(grace).reverse())));
+  assert.deepEqual(projection.get(idOf(1)), ada);
+  assert.deepEqual(projection.record(idOf(2))?.json, customerText(grace));
+  assert.equal(projection.emailOwner("grace@example.com"), idOf(2));
+  fold(projection, updated(customer(1, "Ada B", "ada@example.com", 2)));
+  assert.deepEqual(idsOf(projection.all()), [idOf(1), idOf(2)]);
+  assert.equal(projection.version(idOf(1)), 2);
 });

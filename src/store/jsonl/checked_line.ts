@@ -1,7 +1,7 @@
 import { crc32 } from "node:zlib";
+import { decodeUtf8 } from "../../lib/utf8.ts";
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: true });
 const CLOSE_BRACE = encoder.encode("}");
 /** Every line ends with `,"crc":"xxxxxxxx"}`: the CRC-32 of the line as if that member were absent. */
 const CRC_SUFFIX_LENGTH = ',"crc":"00000000"}'.length;
@@ -124,7 +124,12 @@ export function splitLine(
       member: text.slice(textAt + marker.length - 1, text.length - (line.length - bodyEnd)),
     };
   }
-  const at = text !== undefined && text.length === line.length ? textAt : indexOf(line, marker);
+  // The marker is ASCII: it is in the bytes where it is in their text. Where the text before it
+  // is ASCII too (the envelope usually is; non-ASCII is mostly in the data), it starts at the
+  // same offset in bytes, and its bytes are found there.
+  const at = text === undefined || (textAt !== -1 && !startsAt(line, textAt, marker))
+    ? indexOf(line, marker)
+    : textAt;
   if (at === -1) return undefined;
   const bodyEnd = verifyLine(line);
   const headText = text === undefined ? decodeText(line.subarray(0, at)) : text.slice(0, textAt);
@@ -179,16 +184,30 @@ export function bodyText(line: Uint8Array): string {
 }
 
 const markers = new Map<string, Uint8Array>();
+const markerTexts = new Map<string, string>();
 
-/** `,"key":{`, the text before an object member. */
+/** `,"key":{`, the text before an object member (one string per key, not one per line). */
 function markerTextOf(key: string): string {
-  return `,"${key}":{`;
+  let marker = markerTexts.get(key);
+  if (marker === undefined) markerTexts.set(key, marker = `,"${key}":{`);
+  return marker;
 }
 
 function markerOf(key: string): Uint8Array {
   let marker = markers.get(key);
   if (marker === undefined) markers.set(key, marker = encoder.encode(`,"${key}":{`));
   return marker;
+}
+
+/**
+ * True when `marker` is at `at` in `line`. For an ASCII marker found at character `at` of the
+ * line's text, it is found at byte `at` only when every character before is ASCII, so `at` is then
+ * its first occurrence in bytes too.
+ */
+function startsAt(line: Uint8Array, at: number, marker: Uint8Array): boolean {
+  if (at + marker.length > line.length) return false;
+  for (let i = 0; i < marker.length; i++) if (line[at + i] !== marker[i]) return false;
+  return true;
 }
 
 function indexOf(line: Uint8Array, marker: Uint8Array): number {
@@ -201,7 +220,7 @@ function indexOf(line: Uint8Array, marker: Uint8Array): number {
 
 function decodeText(bytes: Uint8Array): string {
   try {
-    return decoder.decode(bytes);
+    return decodeUtf8(bytes);
   } catch {
     throw new CorruptRecordError("Record is not valid UTF-8 JSON");
   }

@@ -1,7 +1,7 @@
 import { io } from "../../lib/io_error.ts";
 import type { ReplayedEvent } from "../event_store.ts";
 import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
-import { concat } from "../../lib/bytes.ts";
+import { ByteBuffer } from "../../lib/bytes.ts";
 import { CorruptLogError } from "../store_errors.ts";
 import type { Segment } from "./segments.ts";
 import { type Damage, walkSegment } from "./segment_read.ts";
@@ -20,17 +20,20 @@ export async function compactSegment(
   if (!(await hasDroppable(segment, keep))) return 0;
   let dropped = 0;
   const dir = `${dataDir}/${LOG_DIR}`;
-  // Kept lines are written chunk by chunk, so memory does not grow with the segment.
+  // Kept lines are copied into one reused buffer and written chunk by chunk, so memory does not
+  // grow with the segment and no array is made per line.
   await writeAtomically(dir, segmentName(segment.first, true), async (out) => {
-    let kept: Uint8Array[] = [];
+    const kept = new ByteBuffer();
     await walkSegment(segment, refuse, (event, line) => {
       // keep() reads only the envelope, so the data is neither parsed nor decoded.
-      if (keep(event)) kept.push(line.slice(), NEWLINE);
-      else dropped++;
+      if (keep(event)) {
+        kept.append(line);
+        kept.append(NEWLINE);
+      } else dropped++;
     }, {
       afterChunk: async () => {
-        if (kept.length > 0) await writeAll(out, concat(kept));
-        kept = [];
+        if (kept.bytes.length > 0) await writeAll(out, kept.bytes);
+        kept.clear();
       },
       envelopeOnly: true,
     });

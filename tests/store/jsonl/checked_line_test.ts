@@ -53,3 +53,14 @@ Deno.test("splitLine finds the member by the line's text, ASCII or not, and chec
   const none = encodeLine(records[0]).subarray(0, -1);
   assert.equal(splitLine(none, "data", decoder.decode(none)), undefined);
 });
+
+Deno.test("splitLine finds the member in bytes after non-ASCII text before it, too", () => {
+  const decoder = new TextDecoder();
+  const record = { actor: "Jürgen 🎉", data: { name: "Ærø", n: 1 } };
+  const line = encodeLine(record).subarray(0, -1);
+  for (const mode of ["decode", "slice"] as const) {
+    const split = splitLine(line, "data", decoder.decode(line), mode)!;
+    assert.deepEqual(split.head, { actor: "Jürgen 🎉" });
+    assert.deepEqual(JSON.parse(split.member), record.data);
+  }
+});

@@ -1,0 +1,98 @@
+/**
+ * Customers' canonical JSON texts found by id, with no id string kept: a text in canonical order
+ * starts with `{"id":"` and the 26 characters of its ULID, so the text itself says whose it is.
+ * Texts are kept under a 30-bit hash of the id, a small integer: a map keyed by id strings kept
+ * a 48-byte string per customer, and finding a key read key strings scattered over the heap (with
+ * a million customers those cache misses were the largest single cost of replaying an event).
+ * Ids that share a hash share an entry, an array of texts; each text's own id decides.
+ */
+export class TextTable {
+  #byHash = new Map<number, string | string[]>();
+  #size = 0;
+
+  /** The number of texts. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** The text of the customer with this id. */
+  get(id: string): string | undefined {
+    if (id.length !== ID_LENGTH) return undefined;
+    const found = this.#byHash.get(idHash(id, 0));
+    if (typeof found === "string") return found.startsWith(id, ID_AT) ? found : undefined;
+    return found?.find((text) => text.startsWith(id, ID_AT));
+  }
+
+  /** The texts whose ids have this hash (for a caller that holds hashes, not ids). */
+  under(hash: number): readonly string[] {
+    const found = this.#byHash.get(hash);
+    return found === undefined ? [] : typeof found === "string" ? [found] : found;
+  }
+
+  /** Sets the text of the customer whose id it starts with; returns the text it replaced. */
+  set(text: string): string | undefined {
+    const hash = idHash(text, ID_AT);
+    const found = this.#byHash.get(hash);
+    if (found === undefined) {
+      this.#byHash.set(hash, text);
+      this.#size++;
+      return undefined;
+    }
+    if (typeof found === "string") {
+      if (sameId(found, text)) {
+        this.#byHash.set(hash, text);
+        return found;
+      }
+      this.#byHash.set(hash, [found, text]);
+      this.#size++;
+      return undefined;
+    }
+    const at = found.findIndex((other) => sameId(other, text));
+    if (at === -1) {
+      found.push(text);
+      this.#size++;
+      return undefined;
+    }
+    const before = found[at];
+    found[at] = text;
+    return before;
+  }
+
+  /** Removes the text of the customer with this id; returns it. */
+  delete(id: string): string | undefined {
+    const text = this.get(id);
+    if (text === undefined) return undefined;
+    const hash = idHash(id, 0);
+    const found = this.#byHash.get(hash)!;
+    if (typeof found === "string") this.#byHash.delete(hash);
+    else {
+      const rest = found.filter((other) => other !== text);
+      this.#byHash.set(hash, rest.length === 1 ? rest[0] : rest);
+    }
+    this.#size--;
+    return text;
+  }
+}
+
+/** Where a canonical text's id starts, and its length (a ULID). */
+export const ID_AT = '{"id":"'.length;
+export const ID_LENGTH = 26;
+
+/** The hash of the 26-character id starting at `at` of `text` (FNV-1a, to 30 bits). */
+export function idHash(text: string, at: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = at; i < at + ID_LENGTH; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash & 0x3fffffff;
+}
+
+/** The id a canonical text starts with, as a string of its own (a slice would keep the text). */
+export function idOf(text: string): string {
+  return JSON.parse(`"${text.slice(ID_AT, ID_AT + ID_LENGTH)}"`);
+}
+
+function sameId(a: string, b: string): boolean {
+  for (let i = ID_AT; i < ID_AT + ID_LENGTH; i++) {
+    if (a.charCodeAt(i) !== b.charCodeAt(i)) return false;
+  }
+  return true;
+}
