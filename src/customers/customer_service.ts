@@ -168,9 +168,7 @@ export class CustomerService implements ReloadableSource {
       if (next?.version === current.version) customers.delete(current.id);
       else this.#projection.remove(current.id);
     }
-    for (const [id, { version, email, json }] of customers) {
-      this.#projection.put(id, version, email, json);
-    }
+    for (const { json } of customers.values()) this.#projection.put(json);
     for (const key of keys) this.restore(key);
     this.#appliedSeq = seq;
   }
