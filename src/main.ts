@@ -112,7 +112,8 @@ async function main(): Promise<void> {
   const logRequests = config.logLevel === "debug" || config.logLevel === "info";
   // Stream tokens are keyed from the shared secret when there is one, so replicas agree.
   const streamTokens = new StreamTokens(key instanceof Uint8Array ? key : undefined);
-  // On PostgreSQL the feed index is built after the replay (feed_index.ts says why).
+  // The feed index is built from the log once the replay is done (feed_index.ts says why): the
+  // listener opens before the replay, and the replay tells no commit listener.
   const replayed = Promise.withResolvers<void>();
   const feed = feedModule({
     store,
@@ -125,7 +126,7 @@ async function main(): Promise<void> {
     tokens: streamTokens,
     retentionMs: config.eventRetentionMs,
     maxStreams: config.maxStreams,
-    replayed: shared === undefined ? undefined : replayed.promise,
+    replayed: replayed.promise,
   });
   // Webhook endpoints live beside the log: in DATA_DIR, or in PostgreSQL shared by the replicas.
   const webhookParts = await webhooksWiring(config, store, feed, metrics, log);

@@ -39,8 +39,9 @@ export class FeedIndex {
   readonly ready: Promise<void>;
 
   /**
-   * `after`: when to start the build. On a shared store the replay applies other replicas' commits
-   * without telling listeners, so the build must read the log past the replay's end.
+   * `after`: when to start the build, the end of the replay. The replay applies the log (and on a
+   * shared store other replicas' commits) without telling listeners, so the build must read the log
+   * past the replay's end: built before it, the index missed every event of a restarted JSONL log.
    */
   constructor(store: EventStore, after: Promise<void> = Promise.resolve()) {
     this.#store = store;

@@ -41,6 +41,33 @@ Deno.test("history pages a customer's events by version; versions/<n> answers it
   assertProblem(await api.get(`/api/customers/${ada.id}/versions/1`), 404);
 });
 
+Deno.test("history and the customer filter after a restart: the index covers the replayed log, after kill -9 and after a clean stop", async () => {
+  const dataDir = await makeDataDir();
+  try {
+    const first = await startServer({ dataDir });
+    const api = new ApiClient(first.url, await makeToken());
+    const ada = await api.create(newCustomer({ name: "Ada" }));
+    await api.patch(`/api/customers/${ada.id}`, {
+      json: { name: "Ada B" },
+      contentType: MERGE_PATCH,
+    });
+    await first.stop("SIGKILL");
+    for (const stop of ["SIGTERM", "SIGKILL"] as const) {
+      const server = await startServer({ dataDir });
+      const again = new ApiClient(server.url, await makeToken());
+      const history = await again.get(`/api/customers/${ada.id}/history`);
+      assert.equal(history.status, 200, history.text);
+      assert.deepEqual(history.body.data.map((e: { version: number }) => e.version), [1, 2]);
+      const filtered = await again.get(`/api/events?customer_id=${ada.id}`);
+      assert.deepEqual(filtered.body.data.map((e: { seq: number }) => e.seq), [1, 2]);
+      assert.equal((await again.get(`/api/customers/${ada.id}/versions/1`)).body.name, "Ada");
+      await server.stop(stop);
+    }
+  } finally {
+    await removeDir(dataDir);
+  }
+});
+
 Deno.test("past EVENT_RETENTION events are not served: an older cursor answers 410 cursor-expired, an old version 410", async () => {
   await using server = await startServer({ env: { EVENT_RETENTION: "2s" } });
   const api = new ApiClient(server.url, await makeToken());
