@@ -1,7 +1,7 @@
 import { crc32 } from "node:zlib";
+import { decodeUtf8 } from "../../lib/utf8.ts";
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: true });
 const CLOSE_BRACE = encoder.encode("}");
 /** Every line ends with `,"crc":"xxxxxxxx"}`: the CRC-32 of the line as if that member were absent. */
 const CRC_SUFFIX_LENGTH = ',"crc":"00000000"}'.length;
@@ -201,7 +201,7 @@ function indexOf(line: Uint8Array, marker: Uint8Array): number {
 
 function decodeText(bytes: Uint8Array): string {
   try {
-    return decoder.decode(bytes);
+    return decodeUtf8(bytes);
   } catch {
     throw new CorruptRecordError("Record is not valid UTF-8 JSON");
   }

@@ -1,3 +1,5 @@
+import { decodeUtf8 } from "../../lib/utf8.ts";
+
 const CHUNK = 1 << 20;
 const NEWLINE = 0x0a;
 
@@ -18,8 +20,6 @@ export interface LineRange {
   /** False: no line's `text` is wanted, so chunks are not decoded (default true). */
   decode?: boolean;
 }
-
-const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Calls onLine for every newline-terminated line of a file, in order, with its byte offset and
@@ -89,7 +89,7 @@ function decodeLines(data: Uint8Array): string | undefined {
   const last = data.lastIndexOf(NEWLINE);
   if (last === -1) return undefined;
   try {
-    return decoder.decode(data.subarray(0, last + 1));
+    return decodeUtf8(data.subarray(0, last + 1));
   } catch {
     return undefined;
   }
