@@ -48,6 +48,18 @@ export class RecentEvents {
     return hit.concat(more.length > limit - hit.length ? more.slice(0, limit - hit.length) : more);
   }
 
+  /**
+   * Takes a just-committed event (durable, in seq order), so readers at the head get it without
+   * reading the log. Only the event right after the cached range joins it: seqs are gap-free as
+   * they are written, so the range still holds every durable event; any other is left to a read.
+   */
+  add(event: ReplayedEvent): void {
+    if (this.#to < this.#from || event.seq !== this.#to + 1) return;
+    this.#events.push(event);
+    this.#to = event.seq;
+    this.#trim();
+  }
+
   /** Forgets every cached event (a compaction may have erased some from the log). */
   clear(): void {
     this.#events = [];
@@ -78,6 +90,11 @@ export class RecentEvents {
       this.#events.push(event);
       this.#to = event.seq;
     }
+    this.#trim();
+  }
+
+  /** Drops the oldest events beyond the capacity. */
+  #trim(): void {
     if (this.#events.length > this.#capacity) {
       const dropped = this.#events.splice(0, this.#events.length - this.#capacity);
       this.#from = dropped.at(-1)!.seq;
