@@ -5,7 +5,8 @@
  * alternating rounds. The streams live in a client process of their own (bench/sse_clients.ts).
  */
 import { mintToken } from "./service_token.ts";
-import { cpuSeconds, openStreams } from "./sse_client_process.ts";
+import { cpuSeconds } from "./child_processes.ts";
+import { openStreams } from "./sse_client_process.ts";
 import { SECRET, spawnServer } from "./server_process.ts";
 
 /** What the SSE benchmark may be told. */

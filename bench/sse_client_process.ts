@@ -1,4 +1,4 @@
-/** The benchmark's Server-Sent Events client process (bench/sse_clients.ts) and CPU readings. */
+/** The benchmark's Server-Sent Events client process (bench/sse_clients.ts). */
 
 /** What the client process reports when it is finished. */
 export interface StreamResults {
@@ -6,14 +6,6 @@ export interface StreamResults {
   latencies: number[];
   /** Streams that the server ended before the client did. */
   ended: number;
-}
-
-/** CPU seconds (user + system) the process has used, from /proc/<pid>/stat. */
-export async function cpuSeconds(pid: number): Promise<number> {
-  const output = await new Deno.Command("cat", { args: [`/proc/${pid}/stat`] }).output();
-  // The fields after the command name (which may hold spaces): utime is the 12th, stime the 13th.
-  const fields = new TextDecoder().decode(output.stdout).split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** The stream client process, once every stream is open. */

@@ -48,8 +48,12 @@ export interface CustomerServiceDeps {
   idempotencyMaxKeys?: number;
 }
 
-/** Called after each write is durable and applied (metrics and the compaction policy listen). */
-export type CommitListener = (event: StoredEvent) => void;
+/**
+ * Called after each write is durable and applied (metrics and the compaction policy listen), with
+ * the event's data as the log stores it (its JSON text, null for a delete), for listeners that
+ * keep events as the log hands them over (the feed's recent events).
+ */
+export type CommitListener = (event: StoredEvent, dataJson: string | null) => void;
 
 /** Told of an event another writer of a shared store committed, after it is applied here. */
 export type FollowListener = (event: ReplayedEvent) => void;
@@ -369,7 +373,7 @@ export class CustomerService implements ReloadableSource {
       // Events of other writers before this one are applied first (read-your-writes, in order).
       if (stored.seq > this.#appliedSeq + 1) await this.catchUp();
       this.#apply(stored, json ?? null, event.data ?? undefined);
-      for (const listener of this.#commitListeners) listener(stored);
+      for (const listener of this.#commitListeners) listener(stored, json ?? null);
       context.committedSeq = stored.seq;
       return event.data ?? undefined;
     } finally {

@@ -1,9 +1,9 @@
 import { READ_SCOPE } from "../auth/scopes.ts";
 import type { ApiModule, Handler } from "../http/api_module.ts";
-import type { EventStore } from "../store/event_store.ts";
+import type { EventStore, ReplayedEvent, StoredEvent } from "../store/event_store.ts";
 import { EventStreams } from "./event_stream.ts";
 import { feedHandlers } from "./feed_handlers.ts";
-import { FeedIndex, type IndexedEvent } from "./feed_index.ts";
+import { FeedIndex } from "./feed_index.ts";
 import { FEED_API } from "./feed_openapi.ts";
 import { FeedReader } from "./feed_reader.ts";
 import { historyHandlers } from "./history_handlers.ts";
@@ -13,8 +13,13 @@ import type { StreamTokens } from "./stream_tokens.ts";
 /** What the feed module is built from. */
 export interface FeedModuleDeps {
   store: EventStore;
-  /** Registers a listener called after each durable, applied commit. */
-  onCommit: (listener: (event: IndexedEvent) => void) => void;
+  /**
+   * Registers a listener called after each durable, applied commit, in seq order: with the event
+   * as written and its data's JSON text, or as read back from the log (a replica's on PostgreSQL).
+   */
+  onCommit: (
+    listener: (event: StoredEvent | ReplayedEvent, dataJson?: string | null) => void,
+  ) => void;
   isLive: (id: string) => boolean;
   tokens: StreamTokens;
   /** EVENT_RETENTION in ms. */
@@ -45,9 +50,14 @@ const read = (handler: Handler) => ({ scope: READ_SCOPE, handler });
 /** The change feed, its event stream, stream tokens and customer history (contract §8, §9). */
 export function feedModule(deps: FeedModuleDeps): FeedModule {
   const index = new FeedIndex(deps.store, deps.replayed);
-  deps.onCommit((event) => index.add(event));
   // Erased customers leave the index and the cache together, whichever read notices first.
   const recent = new RecentEvents(deps.store, RECENT_CAPACITY, (seq) => index.takeErased(seq));
+  deps.onCommit((event, dataJson) => {
+    index.add(event);
+    // Streams and long polls at the head then read the new events from memory, not the log.
+    const replayed = asReplayed(event, dataJson);
+    if (replayed !== undefined) recent.add(replayed);
+  });
   const reader = new FeedReader(deps.store, index, deps.retentionMs, deps.clock, recent);
   const streams = new EventStreams(deps.store, reader, {
     maxStreams: deps.maxStreams,
@@ -83,4 +93,15 @@ export function feedModule(deps: FeedModuleDeps): FeedModule {
       streams.closeAll();
     },
   };
+}
+
+/** A committed event as the log hands it over (data as JSON text); undefined without that text. */
+function asReplayed(
+  event: StoredEvent | ReplayedEvent,
+  dataJson: string | null | undefined,
+): ReplayedEvent | undefined {
+  if ("dataJson" in event) return event;
+  if (dataJson === undefined) return undefined;
+  const { data: _data, ...envelope } = event;
+  return { ...envelope, dataJson };
 }

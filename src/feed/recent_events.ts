@@ -73,6 +73,18 @@ export class RecentEvents {
     this.#forgot();
   }
 
+  /**
+   * Takes a just-committed event (durable, in seq order), so readers at the head get it without
+   * reading the log. Only the event right after the cached range joins it: seqs are gap-free as
+   * they are written, so the range still holds every durable event; any other is left to a read.
+   */
+  add(event: ReplayedEvent): void {
+    if (this.#to < this.#from || event.seq !== this.#to + 1) return;
+    this.#events.push(event);
+    this.#to = event.seq;
+    this.#trim();
+  }
+
   /** Forgets every cached event (the replica's state was reloaded from a snapshot). */
   clear(): void {
     this.#events = [];
@@ -109,6 +121,11 @@ export class RecentEvents {
       this.#events.push(event);
       this.#to = event.seq;
     }
+    this.#trim();
+  }
+
+  /** Drops the oldest events beyond the capacity. */
+  #trim(): void {
     if (this.#events.length > this.#capacity) {
       const dropped = this.#events.splice(0, this.#events.length - this.#capacity);
       this.#from = dropped.at(-1)!.seq;

@@ -168,3 +168,27 @@ Deno.test("a read under way when erased events are forgotten does not bring them
   assert.deepEqual(await recent.readFrom(0, 10), await store.readFrom(0, 10));
   assert.deepEqual((await recent.readFrom(0, 10)).map((e) => e.seq), [2, 3]);
 });
+
+Deno.test("committed events handed to add() are served without reading the log, only in seq order", async () => {
+  const { store, reads } = await countingStore();
+  await store.append(["a", "b"].map(created));
+  const recent = new RecentEvents(store);
+  // Before any read the cache covers nothing: an added event cannot join it.
+  const [early] = await store.append([created("c")]);
+  recent.add({ ...(await store.readFrom(2, 1))[0] });
+  assert.deepEqual((await recent.readFrom(0, 10)).map((e) => e.seq), [1, 2, early.seq]);
+  const before = reads.count;
+  const [d] = await store.append([created("d")]);
+  const fromLog = await store.readFrom(d.seq - 1, 1);
+  reads.count = before;
+  recent.add(fromLog[0]);
+  assert.deepEqual(await recent.readFrom(3, 10), fromLog);
+  assert.equal(reads.count, before, "the added event came from memory");
+  // An event that skips a seq is not taken: the cache still reads what it lacks from the log.
+  const [e, f] = await store.append(["e", "f"].map(created));
+  reads.count = before;
+  recent.add((await store.readFrom(f.seq - 1, 1))[0]);
+  reads.count = before;
+  assert.deepEqual((await recent.readFrom(d.seq, 10)).map((event) => event.seq), [e.seq, f.seq]);
+  assert.equal(reads.count - before, 1, "the missing event was read from the log");
+});

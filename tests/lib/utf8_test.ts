@@ -41,3 +41,25 @@ Deno.test("decodeUtf8 decodes a view of a larger buffer, not the buffer", () => 
   const whole = utf8('xx{"a":"é"}yy');
   assert.equal(decodeUtf8(whole.subarray(2, whole.length - 2)), '{"a":"é"}');
 });
+Deno.test("decodeUtf8 gives what the fatal decoder gives for valid UTF-8, U+FFFD and a BOM too", () => {
+  for (
+    const text of ["", "plain ascii", "Björn Ærø 🎉 日本", "a real \uFFFD replacement", "\uFEFFbom"]
+  ) {
+    const bytes = utf8(text);
+    assert.equal(decodeUtf8(bytes), strict.decode(bytes));
+  }
+});
+
+Deno.test("decodeUtf8 throws where the fatal decoder throws, even beside a real U+FFFD", () => {
+  const bad = [
+    [0xff],
+    [0x61, 0xc3], // a truncated two-byte sequence
+    [0xed, 0xa0, 0x80], // an encoded surrogate
+    [0xc0, 0x80], // an overlong NUL
+    [...utf8("ok \uFFFD "), 0xfe],
+  ];
+  for (const bytes of bad) {
+    assert.throws(() => strict.decode(new Uint8Array(bytes)), TypeError);
+    assert.throws(() => decodeUtf8(new Uint8Array(bytes)), TypeError);
+  }
+});

@@ -46,18 +46,20 @@ export async function readLines(
   const stop = range.end ?? Infinity;
   await file.seek(offset, Deno.SeekMode.Start);
   // The unfinished last line of a chunk moves to the front and the next chunk is read after it,
-  // so no chunk is copied into a new array; the buffer grows only for a line longer than it.
-  let buffer = new Uint8Array(2 * CHUNK);
+  // so no chunk is copied into a new array; the buffer grows only for a line longer than it. A
+  // short range (a stream's read at the head: a few events) gets a buffer of its size, not 2 MiB
+  // to zero and collect on every read.
+  let buffer = new Uint8Array(Math.max(0, Math.min(2 * CHUNK, stop - offset)));
   let carried = 0;
   let lineNumber = 1;
   let position = offset;
   while (position < stop) {
-    if (carried + CHUNK > buffer.length) {
-      const grown = new Uint8Array(2 * buffer.length);
+    const want = Math.min(CHUNK, stop - position);
+    if (carried + want > buffer.length) {
+      const grown = new Uint8Array(Math.max(2 * buffer.length, carried + want));
       grown.set(buffer.subarray(0, carried));
       buffer = grown;
     }
-    const want = Math.min(CHUNK, stop - position);
     const read = await file.read(buffer.subarray(carried, carried + want));
     if (read === null) break;
     position += read;
