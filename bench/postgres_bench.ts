@@ -2,7 +2,9 @@
  * `deno task bench --only=postgres`: durable creates/s through the real service on PostgreSQL, one
  * replica and three, against pgbench committing an equivalent single-row INSERT, in alternating
  * rounds of one run (same client count, same duration); and the lag of one replica behind another
- * under the three-replica load. The events per commit show how much group commit shares.
+ * under the three-replica load. The events per commit show how much group commit shares. The HTTP
+ * floor (postgres_floor_server.ts: `Deno.serve` and pgbench's INSERT per request, nothing else)
+ * shows what any service over HTTP and the driver reaches on the same machine.
  */
 import { createPool } from "../src/store/postgres/pg_connection.ts";
 import { pgbenchTable, runPgbench } from "./pgbench_baseline.ts";
@@ -14,6 +16,8 @@ import { ensureWrk, runWrk } from "./wrk.ts";
 const BASE = Deno.env.get("BENCH_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/test";
 const CLIENTS = 16;
 const SCRIPT = decodeURIComponent(new URL("./workload.lua", import.meta.url).pathname);
+const FLOOR = decodeURIComponent(new URL("./postgres_floor_server.ts", import.meta.url).pathname);
+const CONFIG = decodeURIComponent(new URL("../deno.json", import.meta.url).pathname);
 
 /** Replicas of the service on one schema of their own. */
 interface Setup {
@@ -36,10 +40,33 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
   const servers: ServerProcess[] = [];
   const dataDir = await Deno.makeTempDir({ prefix: "postgres-bench-" });
   const secret = randomSecret();
-  const schemas = [`bench_pgbench_${stamp}`, `bench_one_${stamp}`, `bench_three_${stamp}`];
+  const schemas = [
+    `bench_pgbench_${stamp}`,
+    `bench_one_${stamp}`,
+    `bench_three_${stamp}`,
+    `bench_floor_${stamp}`,
+  ];
+  let floor: Deno.ChildProcess | undefined;
   try {
     for (const schema of schemas) await admin.query(`CREATE SCHEMA ${schema}`);
     await admin.query(pgbenchTable(schemas[0]));
+    await admin.query(pgbenchTable(schemas[3]));
+    floor = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--config",
+        CONFIG,
+        "--allow-net",
+        "--allow-env",
+        "--allow-read",
+        FLOOR,
+        BASE,
+        schemas[3],
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const floorUrl = await firstLineUrl(floor.stdout);
     const start = async (schema: string): Promise<string> => {
       const url = new URL(BASE);
       url.searchParams.set("options", `-c search_path=${schema}`);
@@ -53,6 +80,7 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
     const token = await mintToken(secret);
     const target = new URL(BASE);
     const pgbench: number[] = [];
+    const floorRates: number[] = [];
     const lags: number[] = [];
     for (let r = 0; r < rounds; r++) {
       pgbench.push(
@@ -68,6 +96,15 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
           seconds,
         ),
       );
+      const bare = await runWrk({
+        url: floorUrl,
+        script: SCRIPT,
+        args: ["post", "/", "-", token, `floor${r}`],
+        seconds,
+        connections: CLIENTS,
+      });
+      if (bare.non2xx + bare.socketErrors > 0) throw new Error(`postgres: the floor failed`);
+      floorRates.push(bare.rps);
       await drive(one, token, seconds, `one${r}`);
       const until = performance.now() + seconds * 1000;
       const [, measured] = await Promise.all([
@@ -91,6 +128,11 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
         "synchronous_commit on, loopback",
     );
     console.log(`  pgbench, one INSERT per transaction      ${round(base)} tx/s`);
+    const bare = median(floorRates);
+    console.log(
+      `  HTTP floor (Deno.serve + that INSERT)    ${round(bare)} req/s = ` +
+        `${(bare / base).toFixed(2)} × pgbench`,
+    );
     for (const [name, setup] of [["1 replica ", one], ["3 replicas", three]] as const) {
       const rate = median(setup.rates);
       console.log(
@@ -104,11 +146,31 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
         `p99 ${at(0.99).toFixed(1)} ms over ${lags.length} creates (target p99 ≤ 100 ms)`,
     );
   } finally {
+    if (floor !== undefined) {
+      floor.kill("SIGTERM");
+      await floor.status;
+    }
     await Promise.all(servers.map((server) => server.stop("SIGTERM")));
     for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await admin.end();
     await Deno.remove(dataDir, { recursive: true });
   }
+}
+
+/** The URL the floor server prints on its first line. */
+async function firstLineUrl(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("postgres: the floor server exited before listening");
+    text += value;
+  }
+  // Drained for the child's whole life, so that it never blocks on a full pipe.
+  void (async () => {
+    while (!(await reader.read()).done);
+  })();
+  return JSON.parse(text.slice(0, text.indexOf("\n"))).url;
 }
 
 /** Closed-loop creates with wrk over the setup's replicas, CLIENTS connections in all. */
