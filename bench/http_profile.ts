@@ -86,7 +86,9 @@ export async function printRequestProfile(path: string): Promise<void> {
     for (const name of new Set(names)) add(inclusive, name, ms);
   }
   console.log(
-    `from the first customer request to the last: ${busyMs.toFixed(0)} ms in JS/V8, ${idleMs.toFixed(0)} ms ` +
+    `from the first customer request to the last: ${busyMs.toFixed(0)} ms in JS/V8, ${
+      idleMs.toFixed(0)
+    } ms ` +
       `"(idle)" (outside V8: Rust HTTP and socket I/O, or waiting); shares of the JS/V8 time`,
   );
   print("self time", self, busyMs);
