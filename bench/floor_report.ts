@@ -35,10 +35,12 @@ export interface FloorOutcome {
   met?: boolean;
 }
 
-/** Judges each goal on the runs of one benchmark. */
-export function floorOutcomes(results: Map<Workload, TargetRuns[]>): FloorOutcome[] {
+/** Judges each goal on the runs of one benchmark: the service's, or the target named `name`'s. */
+export function floorOutcomes(results: Map<Workload, TargetRuns[]>, name?: string): FloorOutcome[] {
   return FLOOR_GOALS.map((goal) => {
-    const service = results.get(goal.workload)?.find((t) => t.role === "service");
+    const service = results.get(goal.workload)?.find((t) =>
+      name === undefined ? t.role === "service" : t.name === name
+    );
     const floor = results.get(goal.against)?.find((t) => t.role === "floor");
     if (service === undefined || floor === undefined) return { goal };
     const value = ratio(service.runs, floor.runs, goal.figure);
@@ -54,10 +56,10 @@ export function formatFloorOutcome({ goal, value, met }: FloorOutcome): string {
   return `${what}: ${times(value)} — ${met ? "met" : "missed"}`;
 }
 
-/** Prints the service ÷ floor table of issue 16; returns its lines. */
-export function printFloorTargets(results: Map<Workload, TargetRuns[]>): string[] {
-  const lines = floorOutcomes(results).map(formatFloorOutcome);
-  console.log("\nservice ÷ contract floor (medians of per-round ratios)");
+/** Prints the service ÷ floor table of issue 16 (or `name`'s); returns its lines. */
+export function printFloorTargets(results: Map<Workload, TargetRuns[]>, name?: string): string[] {
+  const lines = floorOutcomes(results, name).map(formatFloorOutcome);
+  console.log(`\n${name ?? "service"} ÷ contract floor (medians of per-round ratios)`);
   for (const line of lines) console.log(`  issue 16 target, ${line}`);
   return lines;
 }

@@ -35,6 +35,13 @@ export interface HttpBenchOptions {
   cpuProfDir?: string;
   /** The workloads profiled, one service each (default: GET one). */
   cpuProfWorkloads?: Workload[];
+  /** The workloads run (default all four, in the order of WORKLOADS). */
+  workloads?: Workload[];
+  /**
+   * Another checkout (e.g. `git worktree add /tmp/before main`): its service runs as one more
+   * target in the same alternating rounds, so a change is measured before and after in one run.
+   */
+  beforeRoot?: string;
 }
 
 interface Running {
@@ -47,6 +54,8 @@ interface Running {
 }
 
 const WORKLOADS: Workload[] = ["get", "list", "post", "put"];
+/** The name of the service run from `beforeRoot`. */
+const BEFORE = "service before (--http-before)";
 /** Seconds each target runs a workload unmeasured first, for the JIT. */
 const WARM_UP = 1;
 
@@ -79,12 +88,22 @@ export async function runHttpBench(options: HttpBenchOptions): Promise<HttpBench
       secret,
       logLevel: "info",
     });
+    const workloads = WORKLOADS.filter((w) => options.workloads?.includes(w) ?? true);
     const targets = [
       running("baseline (bare Deno.serve)", "baseline", baseline),
       running("contract floor", "floor", floor),
       running("service", "service", service),
     ];
-    if (options.warnVariant ?? !options.quick) {
+    if (options.beforeRoot !== undefined) {
+      const before = await startService(group, await copyDataDir(fixture, root, "before"), {
+        secret,
+        logLevel: "info",
+        name: "service-before",
+        root: options.beforeRoot,
+      });
+      targets.push({ ...running(BEFORE, "other", before), workloads: WORKLOADS });
+    }
+    if ((options.warnVariant ?? !options.quick) && workloads.includes("get")) {
       // A first (info) run replays and compacts, so the quiet run's readiness is all there is.
       const warnDir = await copyDataDir(fixture, root, "warn");
       await group.stop((await startService(group, warnDir, { secret, logLevel: "info" })).pid);
@@ -111,7 +130,7 @@ export async function runHttpBench(options: HttpBenchOptions): Promise<HttpBench
     // Workload by workload, so that reads see the 10,000 customers the peer was loaded with
     // (POSTs grow both stores); within a workload, rounds alternate between the targets.
     const results = new Map<Workload, TargetRuns[]>();
-    for (const workload of WORKLOADS) {
+    for (const workload of workloads) {
       const rows = targets.filter((t) => t.workloads.includes(workload));
       const runs: TargetRuns[] = rows.map((t) => ({ ...t, runs: [] }));
       results.set(workload, runs);
@@ -125,8 +144,9 @@ export async function runHttpBench(options: HttpBenchOptions): Promise<HttpBench
         }
       }
     }
-    const outcomes = WORKLOADS.flatMap((w) => printWorkload(w, results.get(w)!));
+    const outcomes = workloads.flatMap((w) => printWorkload(w, results.get(w)!));
     outcomes.push(...printFloorTargets(results));
+    if (options.beforeRoot !== undefined) printFloorTargets(results, BEFORE);
     if (options.cpuProfDir !== undefined) {
       await group.stopAll();
       for (const workload of options.cpuProfWorkloads ?? ["get"]) {

@@ -45,7 +45,7 @@ export async function printServiceProfile(
 }
 
 /**
- * Prints, from the first request on, self time of the top frames and inclusive time of the top
+ * Prints, from the first customer request to the last, self time of the top frames and inclusive time of the top
  * JS functions of a saved .cpuprofile of the service.
  */
 export async function printRequestProfile(path: string): Promise<void> {
@@ -64,16 +64,15 @@ export async function printRequestProfile(path: string): Promise<void> {
     }
     return frames;
   };
-  // Startup (replay, compaction) comes first: count from the first time Deno.serve called the
-  // app's handler (Deno.serve itself and createHandler both run at startup, but not nested).
-  const first = profile.samples.findIndex((id) => {
-    const urls = stack(id).map((node) => node.callFrame.url);
-    return urls.some((url) => url.startsWith("ext:deno_http/")) &&
-      urls.some((url) => url.endsWith("/src/app.ts"));
-  });
+  // Startup (replay) comes first and the shutdown's compaction last, while readiness probes
+  // already reach the app: count from the first sample of a customer request to the last.
+  const inRequest = (id: number) =>
+    stack(id).some((node) => node.callFrame.url.endsWith("/customers/customer_handlers.ts"));
+  const first = profile.samples.findIndex(inRequest);
+  const last = profile.samples.findLastIndex(inRequest);
   let busyMs = 0;
   let idleMs = 0;
-  for (let i = Math.max(first, 0); i < profile.samples.length; i++) {
+  for (let i = Math.max(first, 0); i <= last; i++) {
     const id = profile.samples[i];
     const ms = profile.timeDeltas[i] / 1000;
     const leaf = byId.get(id)!;
@@ -87,7 +86,9 @@ export async function printRequestProfile(path: string): Promise<void> {
     for (const name of new Set(names)) add(inclusive, name, ms);
   }
   console.log(
-    `from the first request on: ${busyMs.toFixed(0)} ms in JS/V8, ${idleMs.toFixed(0)} ms ` +
+    `from the first customer request to the last: ${busyMs.toFixed(0)} ms in JS/V8, ${
+      idleMs.toFixed(0)
+    } ms ` +
       `"(idle)" (outside V8: Rust HTTP and socket I/O, or waiting); shares of the JS/V8 time`,
   );
   print("self time", self, busyMs);

@@ -83,6 +83,8 @@ export interface ServiceOptions {
   name?: string;
   /** More settings, e.g. IDEMPOTENCY_MAX_KEYS for the soak. */
   env?: Record<string, string>;
+  /** The checkout it runs from (default this one): another commit's, to compare two codes. */
+  root?: string;
 }
 
 /**
@@ -108,10 +110,11 @@ export async function startService(
     ...options.env,
   };
   // As a user starts it; --cpu-prof and the like need the launcher's `deno run` line itself.
-  const [run, ...rest] = runArgs(loadConfig((name) => env[name as keyof typeof env]), REPO_ROOT);
+  const root = options.root ?? REPO_ROOT;
+  const [run, ...rest] = runArgs(loadConfig((name) => env[name as keyof typeof env]), root);
   const args = options.denoFlags ? [run, ...options.denoFlags, ...rest] : ["task", "start"];
   const child = group.spawn(options.name ?? "service", Deno.execPath(), args, {
-    cwd: REPO_ROOT,
+    cwd: root,
     clearEnv: true,
     env,
   });

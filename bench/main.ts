@@ -41,6 +41,9 @@ const USAGE = `deno task bench [options]
   --cpu-prof=DIR           one more start from the log and one from the snapshot under --cpu-prof
   --http-rounds=N --http-seconds=S          rounds and seconds per run of the HTTP benchmark
   --http-cpu-prof=DIR --http-cpu-prof-workloads=get,list,post,put   profile the service
+  --http-workloads=get,list,post,put        the HTTP benchmark's workloads (default all)
+  --http-before=DIR        also run the service of another checkout (before a change) in the
+                           same alternating rounds
   --webhooks-rounds=N --webhooks-cpu-prof=DIR   rounds of the webhook benchmark; profile it
   --soak [--soak-minutes=N]                 only the soak (default 15 minutes)
   --help                   this text`;
@@ -58,6 +61,8 @@ const OPTIONS = {
   "http-seconds": { type: "string" },
   "http-cpu-prof": { type: "string" },
   "http-cpu-prof-workloads": { type: "string" },
+  "http-workloads": { type: "string" },
+  "http-before": { type: "string" },
   scale: { type: "boolean", default: false },
   "scale-sizes": { type: "string" },
   "webhooks-rounds": { type: "string" },
@@ -89,9 +94,10 @@ if (values.soak) {
 
 const number = (value: string | undefined) => value === undefined ? undefined : Number(value);
 const profiled = values["http-cpu-prof-workloads"]?.split(",");
-for (const name of profiled ?? []) {
+const httpWorkloads = values["http-workloads"]?.split(",");
+for (const name of [...profiled ?? [], ...httpWorkloads ?? []]) {
   if (!(name in WORKLOAD_TITLES)) {
-    throw new Error(`--http-cpu-prof-workloads "${name}" must be one of get,list,post,put`);
+    throw new Error(`an HTTP workload "${name}" must be one of get,list,post,put`);
   }
 }
 
@@ -107,6 +113,8 @@ const BENCHES: { name: string; byDefault: boolean; run: () => Promise<unknown> }
         seconds: number(values["http-seconds"]),
         cpuProfDir: values["http-cpu-prof"],
         cpuProfWorkloads: profiled as Workload[] | undefined,
+        workloads: httpWorkloads as Workload[] | undefined,
+        beforeRoot: values["http-before"],
       }),
   },
   {

@@ -1,4 +1,5 @@
 import { monotonicFactory } from "ulid";
+import { pooledRandom } from "./lib/random_pool.ts";
 import { createHandler } from "./app.ts";
 import { verificationKey } from "./auth/verification_key.ts";
 import { type Config, loadConfig } from "./config.ts";
@@ -100,7 +101,7 @@ async function main(): Promise<void> {
     store,
     projection,
     clock: Date.now,
-    newId: monotonicFactory(),
+    newId: monotonicFactory(pooledRandom()),
     idempotencyMaxKeys: config.idempotencyMaxKeys,
   });
   service.addCommitListener(() => metrics.eventsAppended(1));

@@ -98,7 +98,7 @@ export class CustomerService implements ReloadableSource {
     this.#pending = new PendingState(deps.projection);
     this.#idempotency = new IdempotencyKeys(deps.idempotencyMaxKeys);
     this.#clock = deps.clock;
-    this.#context = { now: () => new Date(deps.clock()).toISOString(), newId: deps.newId };
+    this.#context = { now: isoClock(deps.clock), newId: deps.newId };
   }
 
   /** The sequence number of the last event applied to the read model. */
@@ -400,6 +400,20 @@ export class CustomerService implements ReloadableSource {
       });
     }
   }
+}
+
+/** The clock's time as RFC 3339 text; writes in the same millisecond share one formatting. */
+function isoClock(clock: () => number): () => string {
+  let lastMs = NaN;
+  let lastText = "";
+  return () => {
+    const ms = clock();
+    if (ms !== lastMs) {
+      lastText = new Date(ms).toISOString();
+      lastMs = ms;
+    }
+    return lastText;
+  };
 }
 
 /** An update event that keeps the fields: used only when a no-op races a change in flight. */

@@ -1,17 +1,78 @@
 /** The longest email address contract §3 allows (RFC 5321's path limit less the brackets). */
 export const EMAIL_MAX = 254;
 
-const EMAIL_LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
-const DOMAIN_LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+const DOT = 0x2e;
+const HYPHEN = 0x2d;
+/** Character classes of ASCII codes: what a dot-atom local part, a label and a TLD may hold. */
+const ATEXT = 1;
+const LABEL = 2;
+const LETTER = 4;
+const CLASSES = new Uint8Array(128);
+for (const c of "!#$%&'*+/=?^_`{|}~-") CLASSES[c.charCodeAt(0)] |= ATEXT;
+for (const c of "0123456789") CLASSES[c.charCodeAt(0)] |= ATEXT | LABEL;
+for (let code = 0x41; code <= 0x5a; code++) {
+  CLASSES[code] |= ATEXT | LABEL | LETTER;
+  CLASSES[code + 0x20] |= ATEXT | LABEL | LETTER;
+}
 
-/** True when the string is a plausible email address (ASCII dot-atom local part, DNS domain). */
+/**
+ * True when the string is a plausible email address: an ASCII dot-atom local part of at most 64
+ * characters, `@`, then a DNS domain of at least two labels (1 to 63 letters, digits or inner
+ * hyphens each, 253 characters in all) whose last label is 2 to 63 letters or an `xn--` name.
+ * A scan of character codes: no regular expression, no split.
+ */
 export function isValidEmail(email: string): boolean {
   if (email.length > EMAIL_MAX) return false;
   const at = email.lastIndexOf("@");
-  if (at <= 0 || at > 64) return false;
-  if (!EMAIL_LOCAL.test(email.slice(0, at))) return false;
-  const labels = email.slice(at + 1).split(".");
-  if (labels.length < 2 || email.length - at - 1 > 253) return false;
-  if (!labels.every((label) => DOMAIN_LABEL.test(label))) return false;
-  return /^[A-Za-z]{2,63}$|^xn--[A-Za-z0-9-]+$/.test(labels[labels.length - 1]);
+  if (at <= 0 || at > 64 || email.length - at - 1 > 253) return false;
+  if (!isDotAtom(email, 0, at)) return false;
+  let labels = 0;
+  let start = at + 1;
+  let last = start;
+  for (let i = start; i <= email.length; i++) {
+    if (i < email.length && email.charCodeAt(i) !== DOT) continue;
+    if (!isLabel(email, start, i)) return false;
+    labels++;
+    last = start;
+    start = i + 1;
+  }
+  return labels >= 2 && isTopLabel(email, last, email.length);
+}
+
+function classOf(code: number): number {
+  return code < 128 ? CLASSES[code] : 0;
+}
+
+/** atext runs separated by single dots, neither first nor last. */
+function isDotAtom(text: string, from: number, to: number): boolean {
+  let afterDot = true;
+  for (let i = from; i < to; i++) {
+    const code = text.charCodeAt(i);
+    if (code === DOT) {
+      if (afterDot) return false;
+      afterDot = true;
+    } else if (classOf(code) & ATEXT) afterDot = false;
+    else return false;
+  }
+  return !afterDot;
+}
+
+/** 1 to 63 letters, digits and hyphens, starting and ending with a letter or digit. */
+function isLabel(text: string, from: number, to: number): boolean {
+  const length = to - from;
+  if (length < 1 || length > 63) return false;
+  if (text.charCodeAt(from) === HYPHEN || text.charCodeAt(to - 1) === HYPHEN) return false;
+  for (let i = from; i < to; i++) {
+    const code = text.charCodeAt(i);
+    if (code !== HYPHEN && !(classOf(code) & LABEL)) return false;
+  }
+  return true;
+}
+
+/** A top-level label (already a valid label): 2 to 63 letters, or `xn--` and more. */
+function isTopLabel(text: string, from: number, to: number): boolean {
+  if (to - from > 4 && text.startsWith("xn--", from)) return true;
+  if (to - from < 2) return false;
+  for (let i = from; i < to; i++) if (!(classOf(text.charCodeAt(i)) & LETTER)) return false;
+  return true;
 }

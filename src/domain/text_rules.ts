@@ -43,6 +43,12 @@ export function hasVisibleChar(value: string): boolean {
   return VISIBLE.test(value);
 }
 
+/** True when the string has more than `max` code points; counts them only when it may. */
+export function longerThan(value: string, max: number): boolean {
+  // A string has at most as many code points as UTF-16 units.
+  return value.length > max && codePoints(value) > max;
+}
+
 /** The length in code points, as contract §3 counts characters. */
 export function codePoints(value: string): number {
   let count = 0;

@@ -2,7 +2,7 @@ import { type Address, ADDRESS_FIELDS, type CustomerInput, READ_ONLY_FIELDS } fr
 import { COUNTRY_CODES } from "./country_codes.ts";
 import { EMAIL_MAX, isValidEmail } from "./email_address.ts";
 import { ValidationError, type Violation } from "./errors.ts";
-import { codePoints, hasControlChar, hasLoneSurrogate, hasVisibleChar } from "./text_rules.ts";
+import { hasControlChar, hasLoneSurrogate, hasVisibleChar, longerThan } from "./text_rules.ts";
 
 /** The limits of contract §3, in one place so the OpenAPI document can quote them. */
 export const LIMITS = {
@@ -83,10 +83,9 @@ function parseName(value: unknown, violations: Violation[]): string | undefined 
   }
   // Trimming strips white space (tab and line breaks too); no control may stay inside.
   const name = value.trim();
-  const length = codePoints(name);
   if (hasLoneSurrogate(value)) fail(LONE_SURROGATE);
   else if (hasControlChar(name)) fail(CONTROL);
-  else if (length < 1 || length > LIMITS.nameMax) {
+  else if (name.length === 0 || longerThan(name, LIMITS.nameMax)) {
     fail(`must be 1 to ${LIMITS.nameMax} characters after trimming`);
   } else if (!hasVisibleChar(name)) {
     fail("must contain a visible character, not only spaces or format characters");
@@ -143,20 +142,27 @@ function parseAddress(value: unknown, violations: Violation[]): Address | null {
   for (const field of ADDRESS_FIELDS) {
     const fieldValue = value[field];
     if (fieldValue === undefined || fieldValue === null) continue;
-    const fail = (detail: string) => violations.push({ pointer: `/address/${field}`, detail });
-    if (typeof fieldValue !== "string") fail("must be null or a string");
-    else if (field === "country") {
-      if (COUNTRY_CODES.has(fieldValue)) address.country = fieldValue;
-      else fail("must be an ISO 3166-1 alpha-2 code in upper case");
-    } else if (hasLoneSurrogate(fieldValue)) fail(LONE_SURROGATE);
-    else if (hasControlChar(fieldValue)) fail(CONTROL);
-    else if (codePoints(fieldValue) > LIMITS.addressFieldMax) {
-      fail(`must be at most ${LIMITS.addressFieldMax} characters`);
-    } else {
-      address[field] = fieldValue;
-    }
+    const problem = addressProblem(field, fieldValue);
+    if (problem === undefined) address[field] = fieldValue as string;
+    else violations.push({ pointer: `/address/${field}`, detail: problem });
   }
   return address;
+}
+
+/** What is wrong with one address field's value (not null), or undefined. */
+function addressProblem(field: string, value: unknown): string | undefined {
+  if (typeof value !== "string") return "must be null or a string";
+  if (field === "country") {
+    return COUNTRY_CODES.has(value)
+      ? undefined
+      : "must be an ISO 3166-1 alpha-2 code in upper case";
+  }
+  if (hasLoneSurrogate(value)) return LONE_SURROGATE;
+  if (hasControlChar(value)) return CONTROL;
+  if (longerThan(value, LIMITS.addressFieldMax)) {
+    return `must be at most ${LIMITS.addressFieldMax} characters`;
+  }
+  return undefined;
 }
 
 /** Metadata of a body; in a merge patch (`patch`), a `null` value removes its key. */
@@ -179,25 +185,27 @@ function parseMetadata(
   }
   const entries: [string, string][] = [];
   for (const key of keys) {
-    const fail = (detail: string) =>
-      violations.push({ pointer: `/metadata${pointer(key)}`, detail });
-    const length = codePoints(key);
-    if (hasLoneSurrogate(key)) fail(`key ${LONE_SURROGATE}`);
-    else if (length < 1 || length > LIMITS.metadataKeyMax) {
-      fail(`key must be 1 to ${LIMITS.metadataKeyMax} characters`);
+    if (hasLoneSurrogate(key)) metadataViolation(violations, key, `key ${LONE_SURROGATE}`);
+    else if (key.length === 0 || longerThan(key, LIMITS.metadataKeyMax)) {
+      metadataViolation(violations, key, `key must be 1 to ${LIMITS.metadataKeyMax} characters`);
     }
     const entry = value[key];
     if (entry === null && patch) continue;
-    if (typeof entry !== "string") fail(patch ? "must be a string or null" : "must be a string");
-    else if (hasLoneSurrogate(entry)) fail(LONE_SURROGATE);
-    else if (codePoints(entry) > LIMITS.metadataValueMax) {
-      fail(`must be at most ${LIMITS.metadataValueMax} characters`);
+    if (typeof entry !== "string") {
+      metadataViolation(violations, key, patch ? "must be a string or null" : "must be a string");
+    } else if (hasLoneSurrogate(entry)) metadataViolation(violations, key, LONE_SURROGATE);
+    else if (longerThan(entry, LIMITS.metadataValueMax)) {
+      metadataViolation(violations, key, `must be at most ${LIMITS.metadataValueMax} characters`);
     } else {
       entries.push([key, entry]);
     }
   }
   // fromEntries defines own properties, so a "__proto__" key stays plain data.
   return Object.fromEntries(entries);
+}
+
+function metadataViolation(violations: Violation[], key: string, detail: string): void {
+  violations.push({ pointer: `/metadata${pointer(key)}`, detail });
 }
 
 /** Encodes one object key as a JSON pointer segment (RFC 6901). */

@@ -1,4 +1,5 @@
 import { concat } from "../lib/bytes.ts";
+import { Deadline } from "./body_deadline.ts";
 import { ValidationError } from "../domain/errors.ts";
 import {
   BodyTimeoutError,
@@ -24,12 +25,20 @@ export async function readJsonBody(
   timeoutMs = DEFAULT_BODY_TIMEOUT_MS,
 ): Promise<unknown> {
   const contentType = request.headers.get("content-type");
-  const mediaType = contentType?.split(";", 1)[0].trim().toLowerCase();
+  // Most clients send exactly an accepted type: then there is nothing to split or lower-case.
+  const mediaType = contentType !== null && accepted.includes(contentType)
+    ? contentType
+    : contentType?.split(";", 1)[0].trim().toLowerCase();
   if (mediaType === undefined || !accepted.includes(mediaType)) {
     throw new UnsupportedMediaTypeError(contentType, accepted);
   }
   const deadline = new Deadline(timeoutMs);
-  const bytes = await readLimited(request, maxBytes, deadline).finally(() => deadline.stop());
+  let bytes: Uint8Array;
+  try {
+    bytes = await readLimited(request, maxBytes, deadline);
+  } finally {
+    deadline.stop();
+  }
   let text: string;
   try {
     text = decoder.decode(bytes);
@@ -51,14 +60,19 @@ export async function readJsonBody(
   return body;
 }
 
-/** True when objects or arrays nest deeper than `limit`; iterative, so any depth is safe. */
-function depthExceeds(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (typeof current !== "object" || current === null) continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+/**
+ * True when objects or arrays nest deeper than `limit`. Recursive without allocating, yet safe at
+ * any depth: it stops descending at the limit, so the stack never holds more than `limit` frames.
+ */
+function depthExceeds(value: unknown, limit: number, depth = 1): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (depth > limit) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (depthExceeds(item, limit, depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (depthExceeds((value as Record<string, unknown>)[key], limit, depth + 1)) return true;
   }
   return false;
 }
@@ -99,28 +113,4 @@ async function readLimited(
     chunks.push(value);
   }
   return chunks.length === 1 ? chunks[0] : concat(chunks);
-}
-
-/** One timer for the whole body: whichever read is waiting when it fires fails with 408. */
-class Deadline {
-  #timer: ReturnType<typeof setTimeout>;
-  #expired: Promise<never>;
-
-  constructor(timeoutMs: number) {
-    let expire: (error: Error) => void = () => {};
-    this.#expired = new Promise<never>((_, reject) => expire = reject);
-    // Settled with no read waiting (e.g. between two reads) must not be an unhandled rejection.
-    this.#expired.catch(() => {});
-    this.#timer = setTimeout(() => expire(new BodyTimeoutError(timeoutMs)), timeoutMs);
-  }
-
-  /** `read`, or a BodyTimeoutError once the deadline passes first. */
-  race<T>(read: Promise<T>): Promise<T> {
-    return Promise.race([read, this.#expired]);
-  }
-
-  /** Ends the timer once the body is read (or reading failed). */
-  stop(): void {
-    clearTimeout(this.#timer);
-  }
 }

@@ -17,6 +17,18 @@ export async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<vo
 }
 
 /**
+ * As writeAll, but each call writes on this thread. For the few KB of a group commit that is
+ * cheaper: an async write duplicates the descriptor, hands the write to a blocking thread, waits
+ * for it and closes the duplicate (op_write was 13 % of the JS time in the POST profile). Only
+ * copying into the page cache happens here; the fdatasync that follows stays asynchronous.
+ */
+// deno-lint-ignore require-await -- async, so that a failed write is a rejection like writeAll's
+export async function writeAllNow(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+}
+
+/**
  * Replaces `path` atomically with what `fill` writes: a temp file, fsync, rename, fsync of the
  * directory. A crash leaves either the old file or the new one, never a mix.
  */

@@ -142,20 +142,19 @@ export function assertEmailsUnique(customers: Customer[]): void {
  */
 export function assertRaces(ledger: WriteLedger, feed: FeedEvent[]): void {
   const events = byCustomer(feed);
-  // A create erasure removed (its customer deleted later) is known by the seq its answer named.
-  const answered = new Map(
-    ledger.acked.filter((a) => a.op === "create" && !a.replayed).map((a) => [a.id, a.seq]),
-  );
-  const createdSeq = (id: string) =>
-    events.get(id)?.find((e) => e.version === 1)?.seq ?? answered.get(id) ?? 0;
   const deletedSeq = (id: string) =>
     events.get(id)?.find((e) => e.type === "customer.deleted")?.seq ?? Infinity;
   for (const answers of ledger.emailRaces) {
-    const won = answers.filter((a) => a.status === 201).map((a) => JSON.parse(a.text!).id);
-    won.sort((a, b) => deletedSeq(a) - deletedSeq(b));
+    // A winner's create seq is its answer's Log-Seq: once that customer is deleted too, erasure
+    // removed its created event from the feed (its delete event stays).
+    const won = answers.filter((a) => a.status === 201).map((a) => ({
+      id: JSON.parse(a.text!).id as string,
+      createdSeq: a.seq!,
+    }));
+    won.sort((a, b) => deletedSeq(a.id) - deletedSeq(b.id));
     for (let i = 1; i < won.length; i++) {
       assert.ok(
-        deletedSeq(won[i - 1]) < createdSeq(won[i]),
+        deletedSeq(won[i - 1].id) < won[i].createdSeq,
         `${won.length} live creates with one email: ${JSON.stringify(answers)}`,
       );
     }

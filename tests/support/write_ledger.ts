@@ -21,6 +21,8 @@ export interface RaceAnswer {
   status: number | "error";
   type?: string;
   text?: string;
+  /** The Log-Seq of a 2xx answer: a create's own event, which a later delete's erasure removes. */
+  seq?: number;
 }
 
 /** Statuses a write may get under this workload; anything else is a failure of the run. */
@@ -48,7 +50,7 @@ export class WriteLedger {
     const key = `${replica} ${status}`;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     if (res === undefined) return { status };
-    const answer = { status: res.status, type: res.body?.type, text: res.text };
+    const answer: RaceAnswer = { status: res.status, type: res.body?.type, text: res.text };
     if (!EXPECTED.has(res.status)) this.unexpected.push(`${op} → ${res.status} ${res.text}`);
     if (res.status === 503 && !/storage-unavailable$/.test(String(res.body?.type))) {
       this.unexpected.push(`${op} → 503 of type ${res.body?.type}`);
@@ -59,6 +61,7 @@ export class WriteLedger {
     if (res.status >= 300) return answer;
     const seq = Number(res.headers.get("log-seq"));
     if (!(seq > 0)) this.unexpected.push(`${op} → ${res.status} without a Log-Seq`);
+    answer.seq = seq;
     const version = res.status === 204 ? Number.NaN : res.body.version;
     this.acked.push({
       op,

@@ -17,8 +17,13 @@ export class CorruptRecordError extends Error {
 /** Encodes a JSON object (or its JSON text) as one self-checking line, newline included. */
 export function encodeLine(record: object | string): Uint8Array {
   const json = typeof record === "string" ? record : JSON.stringify(record);
-  const crc = crc32(json).toString(16).padStart(8, "0");
-  return encoder.encode(`${json.slice(0, -1)},"crc":"${crc}"}\n`);
+  // Encoded once: the checksum is taken over these bytes, which the line then copies.
+  const body = encoder.encode(json);
+  const crc = crc32(body).toString(16).padStart(8, "0");
+  const line = new Uint8Array(body.length + CRC_SUFFIX_LENGTH);
+  line.set(body.subarray(0, body.length - 1));
+  encoder.encodeInto(`,"crc":"${crc}"}\n`, line.subarray(body.length - 1));
+  return line;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Logger } from "../../ops/log.ts";
+import { QuietTrigger } from "../../lib/quiet_trigger.ts";
 import type { JsonlEventStore } from "./jsonl_store.ts";
 import { keepsEvent, type SnapshotSource } from "../snapshot_source.ts";
 import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
@@ -14,9 +15,12 @@ import {
   writeSnapshot,
 } from "./snapshot_file.ts";
 
+/** A due compaction waits for writes to pause this long, so it does not compete with a burst. */
+export const QUIET_MS = 100;
+
 /** When snapshots and compactions happen. */
 export interface CompactionOptions {
-  /** Compact once this many events were appended since the last snapshot. */
+  /** Compact this many events after the last snapshot once writes pause; at twice as many, at once. */
   snapshotEvery: number;
   /** After a delete, compact (and so erase the customer's data) within this many milliseconds. */
   eraseWithinMs: number;
@@ -42,6 +46,7 @@ export class CompactionPolicy implements StoreMaintenance {
   /** An erasure came due while a compaction ran (which may have started before the delete). */
   #again = false;
   #eraseTimer: ReturnType<typeof setTimeout> | undefined;
+  #whenQuiet = new QuietTrigger(QUIET_MS, () => this.startCompaction());
 
   constructor(
     store: JsonlEventStore,
@@ -91,9 +96,9 @@ export class CompactionPolicy implements StoreMaintenance {
 
   /** A commit listener: may start a compaction in the background. */
   noteCommit(event: { type: string }): void {
-    if (this.#store.lastSeq - this.#snapshotSeq >= this.#options.snapshotEvery) {
-      this.startCompaction();
-    }
+    const behind = this.#store.lastSeq - this.#snapshotSeq;
+    if (behind >= 2 * this.#options.snapshotEvery) this.startCompaction();
+    else if (behind >= this.#options.snapshotEvery) this.#whenQuiet.poke();
     if (event.type === "customer.deleted" && this.#eraseTimer === undefined) {
       this.#eraseTimer = setTimeout(() => {
         this.#eraseTimer = undefined;
@@ -140,6 +145,7 @@ export class CompactionPolicy implements StoreMaintenance {
     clearTimeout(this.#eraseTimer);
     this.#eraseTimer = undefined;
     this.#again = false;
+    this.#whenQuiet.cancel();
     await this.#running;
   }
 

@@ -6,7 +6,7 @@ import type {
   ReplayedEvent,
   StoredEvent,
 } from "../event_store.ts";
-import { syncDirectory, writeAll } from "../../lib/fs_util.ts";
+import { syncDirectory, writeAll, writeAllNow } from "../../lib/fs_util.ts";
 import { concat } from "../../lib/bytes.ts";
 import { replaySegments } from "./replay.ts";
 import { listSegments, type Segment } from "./segments.ts";
@@ -99,7 +99,7 @@ export class JsonlEventStore implements EventStore {
     this.#logDir = `${dataDir}/${LOG_DIR}`;
     this.#lock = lock;
     this.#sync = options.sync ?? ((f) => f.syncData());
-    this.#write = options.write ?? writeAll;
+    this.#write = options.write ?? writeAllNow;
     this.#warn = options.warn ?? (() => {});
     this.#onFatal = options.onFatal ?? (() => {});
     this.#segmentMaxBytes = options.segmentMaxBytes ?? 64 * 1024 * 1024;
