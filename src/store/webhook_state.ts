@@ -46,7 +46,9 @@ export class WebhookState implements WebhookStore {
     this.#attempts.set(id, attempts.slice(-this.attemptsKept));
   }
 
-  remove(id: string): Promise<void> {
+  remove(id: string, version?: number): Promise<void> {
+    const conflict = staleRemove(id, version, this.#endpoints.get(id)?.version);
+    if (conflict !== undefined) return Promise.reject(conflict);
     this.#endpoints.delete(id);
     this.#attempts.delete(id);
     return Promise.resolve();
@@ -94,6 +96,19 @@ export function staleVersion(
 ): ExpectedVersionConflictError | undefined {
   if (version === undefined || endpoint.version > version) return undefined;
   return new ExpectedVersionConflictError(endpoint.id, endpoint.version - 1, version);
+}
+
+/**
+ * The conflict of a remove of `id` expecting `expected` over a stored `version` (undefined when
+ * gone), or undefined when the remove may go ahead.
+ */
+export function staleRemove(
+  id: string,
+  expected: number | undefined,
+  version: number | undefined,
+): ExpectedVersionConflictError | undefined {
+  if (expected === undefined || expected === version) return undefined;
+  return new ExpectedVersionConflictError(id, expected, version ?? 0);
 }
 
 /** A copy a caller may change: delivery reads endpoints per event, so no deep clone. */

@@ -59,8 +59,13 @@ export interface WebhookStore {
    * with ExpectedVersionConflictError, writing nothing.
    */
   put(endpoint: WebhookEndpoint): Promise<void>;
-  /** Removes an endpoint and its deliveries log; nothing when it does not exist. */
-  remove(id: string): Promise<void>;
+  /**
+   * Removes an endpoint and its deliveries log; nothing when it does not exist. With `version`,
+   * removes it only at that version: when another writer changed or removed it first, rejects
+   * with ExpectedVersionConflictError (`actual` 0 when gone), removing nothing, so a delete
+   * checked against a read that went stale meanwhile cannot drop a newer change.
+   */
+  remove(id: string, version?: number): Promise<void>;
   /** Moves an endpoint's checkpoint forward to `lastSeq`; ignored for an unknown endpoint. */
   checkpoint(id: string, lastSeq: number): Promise<void>;
   /** Appends an attempt to an endpoint's log, dropping its oldest beyond the bound. */

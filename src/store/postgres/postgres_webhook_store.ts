@@ -5,7 +5,12 @@ import {
   type WebhookStore,
 } from "../webhook_store.ts";
 import { staleVersion, WebhookState } from "../webhook_state.ts";
-import { StoreClosedError, StoreError, StoreUnavailableError } from "../store_errors.ts";
+import {
+  ExpectedVersionConflictError,
+  StoreClosedError,
+  StoreError,
+  StoreUnavailableError,
+} from "../store_errors.ts";
 import { type ConnectionLimits, createPool, type PgClient, type PgPool } from "./pg_connection.ts";
 import { migrate } from "./schema.ts";
 
@@ -70,6 +75,10 @@ const PUT = `INSERT INTO webhook_endpoints AS w (id, version, url, types, descri
     updated_at = EXCLUDED.updated_at, secrets = EXCLUDED.secrets
   WHERE w.version < EXCLUDED.version
   RETURNING last_seq`;
+
+/** Deletes an endpoint, only at version $2 unless $2 is null; the deleted row comes back. */
+const REMOVE = `DELETE FROM webhook_endpoints
+  WHERE id = $1 AND ($2::integer IS NULL OR version = $2::integer) RETURNING version`;
 
 const CHECKPOINTS = `UPDATE webhook_endpoints w SET last_seq = c.seq
   FROM unnest($1::text[], $2::bigint[]) AS c(id, seq)
@@ -185,8 +194,17 @@ export class PostgresWebhookStore implements WebhookStore {
     this.#state.set({ ...endpoint, last_seq: Number(rows[0].last_seq) });
   }
 
-  async remove(id: string): Promise<void> {
-    await this.#query("DELETE FROM webhook_endpoints WHERE id = $1", [id]);
+  async remove(id: string, version?: number): Promise<void> {
+    // The version is checked by the delete itself: a change another replica committed since this
+    // one read the endpoint (or one waiting on the row's lock) makes it delete nothing.
+    const { rows } = await this.#query<{ version: number }>(REMOVE, [id, version ?? null]);
+    if (version !== undefined && rows.length === 0) {
+      const stored = await this.#query<{ version: number }>(
+        "SELECT version FROM webhook_endpoints WHERE id = $1",
+        [id],
+      );
+      throw new ExpectedVersionConflictError(id, version, stored.rows[0]?.version ?? 0);
+    }
     this.#writes++;
     this.#state.remove(id);
   }
