@@ -33,6 +33,11 @@ export class WebhookState implements WebhookStore {
     return Promise.resolve();
   }
 
+  restore(endpoint: WebhookEndpoint): Promise<void> {
+    this.set(endpoint);
+    return Promise.resolve();
+  }
+
   /** Stores an endpoint whatever the stored version (a replay, a copy read back from storage). */
   set(endpoint: WebhookEndpoint): void {
     const stored = this.#endpoints.get(endpoint.id);
@@ -89,13 +94,16 @@ export class WebhookState implements WebhookStore {
   }
 }
 
-/** The conflict of a put of `endpoint` over a stored `version`, or undefined when it is newer. */
+/**
+ * The conflict of a put of `endpoint` over a stored `version` (undefined when none is stored), or
+ * undefined when it is newer, or creates the endpoint (version 1) where none is.
+ */
 export function staleVersion(
   endpoint: WebhookEndpoint,
   version: number | undefined,
 ): ExpectedVersionConflictError | undefined {
-  if (version === undefined || endpoint.version > version) return undefined;
-  return new ExpectedVersionConflictError(endpoint.id, endpoint.version - 1, version);
+  if (version === undefined ? endpoint.version === 1 : endpoint.version > version) return undefined;
+  return new ExpectedVersionConflictError(endpoint.id, endpoint.version - 1, version ?? 0);
 }
 
 /**

@@ -95,6 +95,10 @@ export class JsonlWebhookStore implements WebhookStore {
     return this.#write({ op: "put", endpoint }, true);
   }
 
+  restore(endpoint: WebhookEndpoint): Promise<void> {
+    return this.#write({ op: "put", endpoint }, true);
+  }
+
   remove(id: string, version?: number): Promise<void> {
     const conflict = staleRemove(id, version, this.#newestVersion(id));
     if (conflict !== undefined) return Promise.reject(conflict);
