@@ -115,7 +115,7 @@ async function main(): Promise<void> {
   const streamTokens = new StreamTokens(key instanceof Uint8Array ? key : undefined);
   // The feed index is built from the log once the replay is done (feed_index.ts says why): the
   // listener opens before the replay, and the replay tells no commit listener.
-  const replayed = Promise.withResolvers<void>();
+  const replayed = Promise.withResolvers<number>();
   const feed = feedModule({
     store,
     // Every event applied, this replica's own and (on PostgreSQL) the other replicas'.
@@ -239,7 +239,7 @@ async function main(): Promise<void> {
     Promise.reject(replayFailure(error, config.dataDir))
   );
   const ms = Math.round(performance.now() - started);
-  replayed.resolve();
+  replayed.resolve(recovery.snapshotSeq);
   log.info("replay done", {
     snapshot_seq: recovery.snapshotSeq,
     snapshot_records: recovery.snapshotRecords,

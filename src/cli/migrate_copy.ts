@@ -37,7 +37,7 @@ interface Settings {
 async function copyWebhooks(from: WebhookStore, to: WebhookStore): Promise<number> {
   const endpoints = from.list();
   for (const endpoint of endpoints) {
-    await to.put(endpoint);
+    await to.restore(endpoint);
     for (const attempt of from.attempts(endpoint.id).reverse()) {
       await to.recordAttempt(endpoint.id, attempt);
     }

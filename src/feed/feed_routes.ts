@@ -29,8 +29,11 @@ export interface FeedModuleDeps {
   /** For tests: a shorter heartbeat. */
   heartbeatMs?: number;
   clock?: () => number;
-  /** Resolves once the startup replay is done; the index is built after it (default: at once). */
-  replayed?: Promise<void>;
+  /**
+   * Resolves once the startup replay is done, with the seq of the snapshot it started from; the
+   * index is built after it (default: at once).
+   */
+  replayed?: Promise<number | void>;
 }
 
 /** The feed module and its stop: closes streams and ends long polls (at shutdown). */

@@ -33,6 +33,11 @@ export class WebhookState implements WebhookStore {
     return Promise.resolve();
   }
 
+  restore(endpoint: WebhookEndpoint): Promise<void> {
+    this.set(endpoint);
+    return Promise.resolve();
+  }
+
   /** Stores an endpoint whatever the stored version (a replay, a copy read back from storage). */
   set(endpoint: WebhookEndpoint): void {
     const stored = this.#endpoints.get(endpoint.id);
@@ -46,7 +51,9 @@ export class WebhookState implements WebhookStore {
     this.#attempts.set(id, attempts.slice(-this.attemptsKept));
   }
 
-  remove(id: string): Promise<void> {
+  remove(id: string, version?: number): Promise<void> {
+    const conflict = staleRemove(id, version, this.#endpoints.get(id)?.version);
+    if (conflict !== undefined) return Promise.reject(conflict);
     this.#endpoints.delete(id);
     this.#attempts.delete(id);
     return Promise.resolve();
@@ -87,13 +94,29 @@ export class WebhookState implements WebhookStore {
   }
 }
 
-/** The conflict of a put of `endpoint` over a stored `version`, or undefined when it is newer. */
+/**
+ * The conflict of a put of `endpoint` over a stored `version` (undefined when none is stored), or
+ * undefined when it is newer, or creates the endpoint (version 1) where none is.
+ */
 export function staleVersion(
   endpoint: WebhookEndpoint,
   version: number | undefined,
 ): ExpectedVersionConflictError | undefined {
-  if (version === undefined || endpoint.version > version) return undefined;
-  return new ExpectedVersionConflictError(endpoint.id, endpoint.version - 1, version);
+  if (version === undefined ? endpoint.version === 1 : endpoint.version > version) return undefined;
+  return new ExpectedVersionConflictError(endpoint.id, endpoint.version - 1, version ?? 0);
+}
+
+/**
+ * The conflict of a remove of `id` expecting `expected` over a stored `version` (undefined when
+ * gone), or undefined when the remove may go ahead.
+ */
+export function staleRemove(
+  id: string,
+  expected: number | undefined,
+  version: number | undefined,
+): ExpectedVersionConflictError | undefined {
+  if (expected === undefined || expected === version) return undefined;
+  return new ExpectedVersionConflictError(id, expected, version ?? 0);
 }
 
 /** A copy a caller may change: delivery reads endpoints per event, so no deep clone. */

@@ -53,14 +53,26 @@ export interface WebhookStore {
   /** One endpoint, or undefined. */
   get(id: string): WebhookEndpoint | undefined;
   /**
-   * Creates or replaces an endpoint; its checkpoint never moves back (the newer of the stored and
-   * the given `last_seq` stays), so a change racing a delivery loses no progress. A put whose
-   * `version` is not above the stored one is stale (another writer got there first) and rejects
-   * with ExpectedVersionConflictError, writing nothing.
+   * Creates (at `version` 1) or changes an endpoint; its checkpoint never moves back (the newer of
+   * the stored and the given `last_seq` stays), so a change racing a delivery loses no progress.
+   * A put whose `version` is not above the stored one is stale (another writer got there first),
+   * and a change (version above 1) of an endpoint no longer stored comes after its removal: both
+   * reject with ExpectedVersionConflictError (`actual` 0 when gone), writing nothing, so a change
+   * read before another writer's remove never brings the endpoint back.
    */
   put(endpoint: WebhookEndpoint): Promise<void>;
-  /** Removes an endpoint and its deliveries log; nothing when it does not exist. */
-  remove(id: string): Promise<void>;
+  /**
+   * Stores a copied endpoint as it is, whatever is stored (`deno task migrate` into an empty
+   * store): no version check.
+   */
+  restore(endpoint: WebhookEndpoint): Promise<void>;
+  /**
+   * Removes an endpoint and its deliveries log; nothing when it does not exist. With `version`,
+   * removes it only at that version: when another writer changed or removed it first, rejects
+   * with ExpectedVersionConflictError (`actual` 0 when gone), removing nothing, so a delete
+   * checked against a read that went stale meanwhile cannot drop a newer change.
+   */
+  remove(id: string, version?: number): Promise<void>;
   /** Moves an endpoint's checkpoint forward to `lastSeq`; ignored for an unknown endpoint. */
   checkpoint(id: string, lastSeq: number): Promise<void>;
   /** Appends an attempt to an endpoint's log, dropping its oldest beyond the bound. */

@@ -111,8 +111,10 @@ export class WebhookService {
   /** Removes an endpoint and its deliveries log. */
   remove(id: string, expected?: ExpectedVersions): Promise<void> {
     return this.#serial(async () => {
-      this.#current(id, expected);
-      await this.deps.store.remove(id);
+      // The store removes only the version checked here: a change another replica committed in
+      // between makes it refuse, and the retry answers 412 (or 404 when it is gone) on it.
+      const current = this.#current(id, expected);
+      await this.deps.store.remove(id, current.version);
       this.deps.onChange?.(id);
     });
   }

@@ -175,7 +175,7 @@ async function writeWebhooks(dataDir: string): Promise<WebhookEndpoint[]> {
     version: 2,
     secrets: [{ secret: secret("c"), expires_at: null }],
   }];
-  for (const endpoint of endpoints) await webhooks.put(endpoint);
+  for (const endpoint of endpoints) await webhooks.restore(endpoint);
   for (let seq = 15; seq <= 17; seq++) {
     await webhooks.recordAttempt(endpoints[0].id, {
       seq,
@@ -241,7 +241,7 @@ Deno.test("migrate refuses a database holding only webhook endpoints, copying no
     await writeEventLog(dataDir, 20);
     const [endpoint] = await writeWebhooks(dataDir);
     const target = await PostgresWebhookStore.open(schema.url);
-    await target.put(endpoint);
+    await target.restore(endpoint);
     await target.close();
     const run = await runDenoTask("migrate", ["--to", "postgres"], {
       DATA_DIR: dataDir,

@@ -169,6 +169,98 @@ export function webhookStoreContract(name: string, harness: () => Promise<Webhoo
     await store.close();
   });
 
+  test("a change put over an endpoint removed meanwhile fails and does not bring it back", async (h) => {
+    const store = await h.open();
+    await store.put(endpoint(1));
+    await store.remove(ulid(1));
+    await assert.rejects(
+      store.put(endpoint(1, { version: 2, description: "late change" })),
+      (error) => error instanceof ExpectedVersionConflictError && error.actual === 0,
+    );
+    assert.equal(store.get(ulid(1)), undefined);
+    await store.close();
+    if (h.durable) {
+      const reopened = await h.open();
+      assert.equal(reopened.get(ulid(1)), undefined);
+      await reopened.close();
+    }
+  });
+
+  test("a change put from a copy of an endpoint another store removed since fails", async (h) => {
+    if (h.openShared === undefined) return;
+    const a = await h.open();
+    const b = await h.openShared();
+    await a.put(endpoint(1));
+    await b.refresh();
+    // B still holds the endpoint when A removes it: B's change must not create it again.
+    await a.remove(ulid(1), 1);
+    await assert.rejects(
+      b.put(endpoint(1, { version: 2, description: "from b" })),
+      (error) => error instanceof ExpectedVersionConflictError && error.actual === 0,
+    );
+    await a.refresh();
+    assert.equal(a.get(ulid(1)), undefined);
+    await b.close();
+    await a.close();
+  });
+
+  test("restore() stores a copied endpoint as it is, at any version", async (h) => {
+    const store = await h.open();
+    await store.restore(endpoint(1, { version: 7, last_seq: 12 }));
+    assert.deepEqual(store.get(ulid(1)), endpoint(1, { version: 7, last_seq: 12 }));
+    await store.close();
+    if (h.durable) {
+      const reopened = await h.open();
+      assert.deepEqual(reopened.get(ulid(1)), endpoint(1, { version: 7, last_seq: 12 }));
+      await reopened.close();
+    }
+  });
+
+  test("a remove with a stale version fails and removes nothing", async (h) => {
+    const store = await h.open();
+    await store.put(endpoint(1));
+    await store.put(endpoint(1, { version: 2, description: "newer" }));
+    await assert.rejects(
+      store.remove(ulid(1), 1),
+      (error) => error instanceof ExpectedVersionConflictError && error.actual === 2,
+    );
+    assert.deepEqual(store.get(ulid(1)), endpoint(1, { version: 2, description: "newer" }));
+    await assert.rejects(
+      store.remove(ulid(3), 1),
+      (error) => error instanceof ExpectedVersionConflictError && error.actual === 0,
+    );
+    await store.remove(ulid(1), 2);
+    assert.equal(store.get(ulid(1)), undefined);
+    await store.close();
+    if (h.durable) {
+      const reopened = await h.open();
+      assert.equal(reopened.get(ulid(1)), undefined);
+      await reopened.close();
+    }
+  });
+
+  test("a remove checked against a copy another store changed since fails there", async (h) => {
+    if (h.openShared === undefined) return;
+    const a = await h.open();
+    const b = await h.openShared();
+    await a.put(endpoint(1));
+    await b.refresh();
+    // B still holds version 1 when A's change commits: its remove of version 1 must not drop it.
+    await a.put(endpoint(1, { version: 2, description: "from a" }));
+    await assert.rejects(
+      b.remove(ulid(1), 1),
+      (error) => error instanceof ExpectedVersionConflictError && error.actual === 2,
+    );
+    await a.refresh();
+    assert.deepEqual(a.get(ulid(1)), endpoint(1, { version: 2, description: "from a" }));
+    await b.refresh();
+    await b.remove(ulid(1), 2);
+    await a.refresh();
+    assert.equal(a.get(ulid(1)), undefined);
+    await b.close();
+    await a.close();
+  });
+
   test("what a resolved write stored is there after reopening", async (h) => {
     if (!h.durable) return;
     let store = await h.open();

@@ -1,5 +1,5 @@
 import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
-import { staleVersion, WebhookState } from "../webhook_state.ts";
+import { staleRemove, staleVersion, WebhookState } from "../webhook_state.ts";
 import type { DeliveryAttempt, WebhookEndpoint, WebhookStore } from "../webhook_store.ts";
 import { encodeLine } from "./checked_line.ts";
 import { type Change, neededLines, readWebhookFile } from "./webhook_file.ts";
@@ -90,21 +90,29 @@ export class JsonlWebhookStore implements WebhookStore {
   }
 
   put(endpoint: WebhookEndpoint): Promise<void> {
-    // Against the newest version, a put still waiting for its sync included.
-    let version = this.#state.get(endpoint.id)?.version;
-    for (const { change } of [...this.#syncing, ...this.#pending]) {
-      if (change.op === "put" && change.endpoint.id === endpoint.id) {
-        version = change.endpoint.version;
-      }
-      if (change.op === "remove" && change.id === endpoint.id) version = undefined;
-    }
-    const conflict = staleVersion(endpoint, version);
+    const conflict = staleVersion(endpoint, this.#newestVersion(endpoint.id));
     if (conflict !== undefined) return Promise.reject(conflict);
     return this.#write({ op: "put", endpoint }, true);
   }
 
-  remove(id: string): Promise<void> {
+  restore(endpoint: WebhookEndpoint): Promise<void> {
+    return this.#write({ op: "put", endpoint }, true);
+  }
+
+  remove(id: string, version?: number): Promise<void> {
+    const conflict = staleRemove(id, version, this.#newestVersion(id));
+    if (conflict !== undefined) return Promise.reject(conflict);
     return this.#write({ op: "remove", id }, true);
+  }
+
+  /** An endpoint's newest version, a put or remove still waiting for its sync included. */
+  #newestVersion(id: string): number | undefined {
+    let version = this.#state.get(id)?.version;
+    for (const { change } of [...this.#syncing, ...this.#pending]) {
+      if (change.op === "put" && change.endpoint.id === id) version = change.endpoint.version;
+      if (change.op === "remove" && change.id === id) version = undefined;
+    }
+    return version;
   }
 
   checkpoint(id: string, lastSeq: number): Promise<void> {

@@ -5,7 +5,12 @@ import {
   type WebhookStore,
 } from "../webhook_store.ts";
 import { staleVersion, WebhookState } from "../webhook_state.ts";
-import { StoreClosedError, StoreError, StoreUnavailableError } from "../store_errors.ts";
+import {
+  ExpectedVersionConflictError,
+  StoreClosedError,
+  StoreError,
+  StoreUnavailableError,
+} from "../store_errors.ts";
 import { type ConnectionLimits, createPool, type PgClient, type PgPool } from "./pg_connection.ts";
 import { migrate } from "./schema.ts";
 
@@ -70,6 +75,28 @@ const PUT = `INSERT INTO webhook_endpoints AS w (id, version, url, types, descri
     updated_at = EXCLUDED.updated_at, secrets = EXCLUDED.secrets
   WHERE w.version < EXCLUDED.version
   RETURNING last_seq`;
+
+/** A change of a stored endpoint, only over an older version: no row comes back otherwise. */
+const CHANGE = `UPDATE webhook_endpoints w SET version = $2, url = $3, types = $4::text[],
+    description = $5, enabled = $6, disabled_reason = $7, last_seq = greatest(w.last_seq, $8),
+    created_at = $9, updated_at = $10, secrets = $11::jsonb
+  WHERE w.id = $1 AND w.version < $2
+  RETURNING last_seq`;
+
+/** A copied endpoint as it is, whatever is stored. */
+const RESTORE = `INSERT INTO webhook_endpoints AS w (id, version, url, types, description, enabled,
+    disabled_reason, last_seq, created_at, updated_at, secrets)
+  VALUES ($1, $2, $3, $4::text[], $5, $6, $7, $8, $9, $10, $11::jsonb)
+  ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, url = EXCLUDED.url,
+    types = EXCLUDED.types, description = EXCLUDED.description, enabled = EXCLUDED.enabled,
+    disabled_reason = EXCLUDED.disabled_reason,
+    last_seq = greatest(w.last_seq, EXCLUDED.last_seq), created_at = EXCLUDED.created_at,
+    updated_at = EXCLUDED.updated_at, secrets = EXCLUDED.secrets
+  RETURNING last_seq`;
+
+/** Deletes an endpoint, only at version $2 unless $2 is null; the deleted row comes back. */
+const REMOVE = `DELETE FROM webhook_endpoints
+  WHERE id = $1 AND ($2::integer IS NULL OR version = $2::integer) RETURNING version`;
 
 const CHECKPOINTS = `UPDATE webhook_endpoints w SET last_seq = c.seq
   FROM unnest($1::text[], $2::bigint[]) AS c(id, seq)
@@ -172,21 +199,39 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   async put(endpoint: WebhookEndpoint): Promise<void> {
-    const { rows } = await this.#query<{ last_seq: string }>(PUT, putValues(endpoint));
+    // A change only updates a stored row: one another replica removed stays removed.
+    const sql = endpoint.version === 1 ? PUT : CHANGE;
+    const { rows } = await this.#query<{ last_seq: string }>(sql, putValues(endpoint));
     if (rows.length === 0) {
       const stored = await this.#query<{ version: number }>(
         "SELECT version FROM webhook_endpoints WHERE id = $1",
         [endpoint.id],
       );
-      // Gone meanwhile (removed between the two statements): the put lost to the remove.
-      throw staleVersion(endpoint, stored.rows[0]?.version ?? endpoint.version)!;
+      throw staleVersion(endpoint, stored.rows[0]?.version) ??
+        // Removed between the two statements: the create lost to the remove.
+        new ExpectedVersionConflictError(endpoint.id, endpoint.version - 1, 0);
     }
     this.#writes++;
     this.#state.set({ ...endpoint, last_seq: Number(rows[0].last_seq) });
   }
 
-  async remove(id: string): Promise<void> {
-    await this.#query("DELETE FROM webhook_endpoints WHERE id = $1", [id]);
+  async restore(endpoint: WebhookEndpoint): Promise<void> {
+    const { rows } = await this.#query<{ last_seq: string }>(RESTORE, putValues(endpoint));
+    this.#writes++;
+    this.#state.set({ ...endpoint, last_seq: Number(rows[0].last_seq) });
+  }
+
+  async remove(id: string, version?: number): Promise<void> {
+    // The version is checked by the delete itself: a change another replica committed since this
+    // one read the endpoint (or one waiting on the row's lock) makes it delete nothing.
+    const { rows } = await this.#query<{ version: number }>(REMOVE, [id, version ?? null]);
+    if (version !== undefined && rows.length === 0) {
+      const stored = await this.#query<{ version: number }>(
+        "SELECT version FROM webhook_endpoints WHERE id = $1",
+        [id],
+      );
+      throw new ExpectedVersionConflictError(id, version, stored.rows[0]?.version ?? 0);
+    }
     this.#writes++;
     this.#state.remove(id);
   }

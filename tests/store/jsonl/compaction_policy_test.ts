@@ -2,7 +2,10 @@
 import assert from "node:assert/strict";
 import type { Customer } from "../../../src/domain/customer.ts";
 import { createLogger } from "../../../src/ops/log.ts";
-import { CompactionPolicy } from "../../../src/store/jsonl/compaction_policy.ts";
+import {
+  type CompactionOptions,
+  CompactionPolicy,
+} from "../../../src/store/jsonl/compaction_policy.ts";
 import { CustomerProjection, type CustomerRecord } from "../../../src/read_model/projection.ts";
 import { CustomerService } from "../../../src/customers/customer_service.ts";
 import { JsonlEventStore } from "../../../src/store/jsonl/jsonl_store.ts";
@@ -35,7 +38,12 @@ function idSource(): () => string {
   return () => `01JDQ8Z5K3${String(++n).padStart(16, "0")}`;
 }
 
-async function open(dir: string, newId: () => string, segmentMaxBytes?: number): Promise<Node> {
+async function open(
+  dir: string,
+  newId: () => string,
+  segmentMaxBytes?: number,
+  policy: Partial<CompactionOptions> = {},
+): Promise<Node> {
   const logs: LogLine[] = [];
   const log = createLogger("debug", (line) => logs.push(JSON.parse(line)));
   const store = await JsonlEventStore.open(dir, {
@@ -48,6 +56,7 @@ async function open(dir: string, newId: () => string, segmentMaxBytes?: number):
   const persistence = new CompactionPolicy(store, service, log, {
     snapshotEvery: 1e9,
     eraseWithinMs: 1e9,
+    ...policy,
   });
   return { store, projection, service, persistence, logs };
 }
@@ -305,5 +314,55 @@ Deno.test("a delete acknowledged while a compaction runs stays deleted after rec
     assert.equal(c.service.get(victim.id), undefined, "the acknowledged delete was lost");
     assert.equal(c.projection.size, 499);
     await c.store.close();
+  });
+});
+
+Deno.test("an erasure deadline that falls while a compaction runs brings one more compaction, which erases the customer", async () => {
+  await withTempDir(async (dir) => {
+    const newId = idSource();
+    const a = await open(dir, newId, 1);
+    await a.persistence.recover();
+    const victim = (await a.service.create(input(0, { name: "Erika Vergessen" }), CTX)).customer;
+    await createMany(a, 1, 400);
+    await a.store.close();
+
+    // A segment per commit (as a busy log has many) makes the compaction slow (it rewrites each
+    // closed segment), so the deadline of a delete made just after it started falls while it runs.
+    const ERASE_WITHIN_MS = 20;
+    const ended: number[] = [];
+    const b = await open(dir, newId, 1, {
+      eraseWithinMs: ERASE_WITHIN_MS,
+      onOutcome: (error) => {
+        assert.equal(error, undefined);
+        ended.push(performance.now());
+      },
+    });
+    await b.persistence.recover();
+    b.service.addCommitListener((event) => b.persistence.noteCommit(event));
+    b.persistence.startCompaction();
+    await b.service.delete(victim.id, undefined, CTX);
+    const deleted = performance.now();
+    const deleteSeq = b.store.lastSeq;
+    const until = performance.now() + 10_000;
+    while (ended.length < 2 && performance.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const done = b.logs.filter((line) => line.msg === "compaction done");
+    assert.ok(done.length >= 1, "the first compaction did not finish");
+    assert.ok(
+      Number(done[0].snapshot_seq) < deleteSeq,
+      "precondition: the first snapshot was taken before the delete",
+    );
+    assert.ok(
+      ended[0] > deleted + ERASE_WITHIN_MS + 20,
+      `precondition: the deadline fell while the first compaction ran (it ended ${
+        Math.round(ended[0] - deleted)
+      } ms after the delete)`,
+    );
+    assert.equal(done.length, 2, "no compaction followed the one the deadline fell in");
+    assert.ok(Number(done[1].snapshot_seq) >= deleteSeq);
+    assert.deepEqual(await filesMentioning(dir, "Vergessen"), [], "the deleted data is on disk");
+    await b.persistence.settle();
+    await b.store.close();
   });
 });
