@@ -41,7 +41,9 @@ const USAGE = `deno task bench [options]
   --cpu-prof=DIR           one more start from the log and one from the snapshot under --cpu-prof
   --http-rounds=N --http-seconds=S          rounds and seconds per run of the HTTP benchmark
   --http-cpu-prof=DIR --http-cpu-prof-workloads=get,list,post,put   profile the service
-  --webhooks-rounds=N --webhooks-cpu-prof=DIR   rounds of the webhook benchmark; profile it
+  --webhooks-rounds=N --webhooks-latency-runs=N  off/on pairs (8) and paced runs (3) of the
+                           webhook benchmark
+  --webhooks-cpu-prof=DIR  profile the service under the webhook benchmark
   --soak [--soak-minutes=N]                 only the soak (default 15 minutes)
   --help                   this text`;
 
@@ -61,6 +63,7 @@ const OPTIONS = {
   scale: { type: "boolean", default: false },
   "scale-sizes": { type: "string" },
   "webhooks-rounds": { type: "string" },
+  "webhooks-latency-runs": { type: "string" },
   "webhooks-cpu-prof": { type: "string" },
   soak: { type: "boolean", default: false },
   "soak-minutes": { type: "string" },
@@ -138,6 +141,7 @@ const BENCHES: { name: string; byDefault: boolean; run: () => Promise<unknown> }
       runWebhookBench({
         quick: values.quick,
         rounds: number(values["webhooks-rounds"]),
+        latencyRuns: number(values["webhooks-latency-runs"]),
         cpuProfDir: values["webhooks-cpu-prof"],
       }),
   },
