@@ -130,9 +130,7 @@ async function main(): Promise<void> {
     replayed: shared === undefined ? undefined : replayed.promise,
   });
   // Webhook endpoints live beside the log: in DATA_DIR, or in PostgreSQL shared by the replicas.
-  // Time spent waiting for the log's fsync is not queueing for the CPU that deliveries share.
-  const queuedTime = () => metrics.requestTime - service.durableWaitTime;
-  const webhookParts = await webhooksWiring(config, store, feed, metrics, queuedTime, log);
+  const webhookParts = await webhooksWiring(config, store, feed, metrics, log);
   const maintenance = new MaintenanceHealth();
   metrics.include(() => maintenance.render());
   const persistence = shared !== undefined
@@ -271,8 +269,6 @@ async function webhooksWiring(
   store: EventStore,
   feed: Pick<FeedModule, "recent" | "oldestSeq">,
   metrics: Metrics,
-  /** Seconds spent in requests, their wait for durability excluded (ApiPressure's measure). */
-  queuedTime: () => number,
   log: Logger,
 ): Promise<{ module: ApiModule; start(): void; stop(): Promise<void> }> {
   const warn = (msg: string, fields: Record<string, unknown>) => log.warn(msg, fields);
@@ -308,7 +304,7 @@ async function webhooksWiring(
       leases?.check();
     },
   });
-  const pressure = new ApiPressure(queuedTime);
+  const pressure = new ApiPressure(() => metrics.requestTime);
   const dispatcher = new WebhookDispatcher({
     events: store,
     // On PostgreSQL the delivering replica reads the head as it grows; through the feed's cache

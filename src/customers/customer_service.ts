@@ -85,7 +85,6 @@ export class CustomerService implements SnapshotSource {
   #commitListeners: CommitListener[] = [];
   #followListeners: FollowListener[] = [];
   #catchingUp: Promise<void> | undefined;
-  #durableWait = 0;
 
   constructor(deps: CustomerServiceDeps) {
     this.#store = deps.store;
@@ -99,15 +98,6 @@ export class CustomerService implements SnapshotSource {
   /** The sequence number of the last event applied to the read model. */
   get appliedSeq(): number {
     return this.#appliedSeq;
-  }
-
-  /**
-   * Seconds commands spent waiting for the store to make their events durable (the log's group
-   * fsync, or PostgreSQL), each counted for at most 50 ms as requests are: subtracted from the
-   * time spent in requests, what is left is the time they queued for this process's CPU.
-   */
-  get durableWaitTime(): number {
-    return this.#durableWait;
   }
 
   /** Adds a listener called after each write is durable and applied, in registration order. */
@@ -328,11 +318,8 @@ export class CustomerService implements SnapshotSource {
     const json = event.data === null ? undefined : customerText(event.data);
     this.#pending.hold(event);
     try {
-      const appending = performance.now();
       const [stored] = await this.#store.append([{ ...event, ...meta, dataJson: json }], {
         expected: { [event.id]: event.version - 1 },
-      }).finally(() => {
-        this.#durableWait += Math.min(performance.now() - appending, 50) / 1000;
       });
       // Events of other writers before this one are applied first (read-your-writes, in order).
       if (stored.seq > this.#appliedSeq + 1) await this.catchUp();
