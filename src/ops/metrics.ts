@@ -42,6 +42,7 @@ export class Metrics {
   #webhookLatency = new Histogram(WEBHOOK_BUCKETS);
   /** Set once webhooks are wired; until then no webhook family is rendered. */
   #webhookEndpoints: (() => { id: string; backlog: number; active: boolean }[]) | undefined;
+  #webhookHeld: (() => number) | undefined;
 
   constructor(customersLive: () => number) {
     this.#customers = customersLive;
@@ -101,6 +102,11 @@ export class Metrics {
     this.#webhookEndpoints = endpoints;
   }
 
+  /** Where the count of delivery attempts held back while the API was busy comes from. */
+  watchWebhookHolds(held: () => number): void {
+    this.#webhookHeld = held;
+  }
+
   /** The metrics in Prometheus text format 0.0.4. */
   render(): string {
     const lines = [
@@ -149,6 +155,11 @@ export class Metrics {
       "# HELP webhook_delivery_duration_seconds Latency of webhook delivery attempts.",
       "# TYPE webhook_delivery_duration_seconds histogram",
       ...this.#webhookLatency.render("webhook_delivery_duration_seconds", ""),
+      ...(this.#webhookHeld === undefined ? [] : [
+        "# HELP webhook_attempts_held_total Delivery attempts that waited for their turn while the API was busy.",
+        "# TYPE webhook_attempts_held_total counter",
+        `webhook_attempts_held_total ${this.#webhookHeld()}`,
+      ]),
       "# HELP webhook_backlog_events Events committed but not yet delivered, per endpoint.",
       "# TYPE webhook_backlog_events gauge",
       ...endpoints.map((e) => `webhook_backlog_events{webhook_id="${e.id}"} ${e.backlog}`),

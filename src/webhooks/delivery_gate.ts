@@ -14,9 +14,15 @@ export class DeliveryGate {
   #waiting: (() => void)[] = [];
   #startedThisTick = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #held = 0;
 
   constructor(busy: () => boolean = () => false) {
     this.#busy = busy;
+  }
+
+  /** How many attempts so far had to wait for their turn (the API was busy). */
+  get held(): number {
+    return this.#held;
   }
 
   /** Resolves when an attempt may start: undefined when it may at once (no promise made). */
@@ -27,6 +33,7 @@ export class DeliveryGate {
       this.#arm();
       return undefined;
     }
+    this.#held++;
     const turn = new Promise<void>((resolve) => this.#waiting.push(resolve));
     this.#arm();
     return turn;
