@@ -18,6 +18,7 @@ import {
   closedLoop,
   drain,
   type Drained,
+  heldAttempts,
   paced,
   type ReceiverReport,
   register,
@@ -55,6 +56,8 @@ interface Burst {
   writes: number;
   drained?: Drained;
   prefix?: string;
+  /** Attempts that waited at the delivery gate (the API busy), burst and catch-up. */
+  held?: number;
 }
 
 /** Runs the benchmark and prints its figures. */
@@ -74,7 +77,7 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   );
   const ratios: number[] = [];
   const pairs: { off: Burst; on: Burst }[] = [];
-  const pacedRuns: { prefix: string; drained: Drained }[] = [];
+  const pacedRuns: { prefix: string; drained: Drained; held: number }[] = [];
   const report = await withReceiver((port) =>
     withServer(token, 0, port, [], async (url) => {
       // Warm-up, not counted: the first burst of a fresh process runs partly unoptimised.
@@ -83,10 +86,12 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       const on = async (round: number): Promise<Burst> => {
         const prefix = `r${round}`;
         const ids = await register(url, token, endpoints, port, `${prefix}-`);
+        const heldBefore = await heldAttempts(url);
         const burst = await closedLoop(url, token, CLIENTS, seconds);
         const drained = await drain(url);
+        const held = await heldAttempts(url) - heldBefore;
         await unregister(url, token, ids);
-        return { ...burst, drained, prefix };
+        return { ...burst, drained, prefix, held };
       };
       for (let round = 1; round <= rounds; round++) {
         // Off first in odd rounds, on first in even ones.
@@ -99,8 +104,10 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       for (let run = 1; run <= latencyRuns; run++) {
         const prefix = `p${run}`;
         const ids = await register(url, token, endpoints, port, `${prefix}-`);
+        const heldBefore = await heldAttempts(url);
         await paced(url, token, rate, pacedSeconds);
-        pacedRuns.push({ prefix, drained: await drain(url) });
+        const drained = await drain(url);
+        pacedRuns.push({ prefix, drained, held: await heldAttempts(url) - heldBefore });
         await unregister(url, token, ids);
       }
     })
@@ -115,13 +122,13 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       `(pairs from ${sortedRatios[0].toFixed(2)}× to ${sortedRatios.at(-1)!.toFixed(2)}×)`,
   );
   const p99s: number[] = [];
-  for (const { prefix, drained } of pacedRuns) {
+  for (const { prefix, drained, held } of pacedRuns) {
     const sorted = (report.latencies[`/${prefix}`] ?? []).sort((a, b) => a - b);
     p99s.push(percentile(sorted, 0.99));
     console.log(
       `  ${rate} writes/s for ${pacedSeconds} s (${prefix}): commit-to-delivery p50 ` +
         `${percentile(sorted, 0.5)} ms, p99 ${percentile(sorted, 0.99)} ms, max ${sorted.at(-1)} ` +
-        `ms; largest backlog ${drained.maxBacklog}; ` +
+        `ms; largest backlog ${drained.maxBacklog}; ${held} attempts held at the gate; ` +
         completeness(report, prefix, endpoints, rate * pacedSeconds),
     );
   }
@@ -137,7 +144,8 @@ function roundLine(round: number, off: Burst, on: Burst): string {
   const drained = on.drained!;
   return `  round ${round} (${round % 2 === 1 ? "off, on" : "on, off"}): ${CLIENTS} clients: off ` +
     `${off.rate.toFixed(0)}/s, on ${on.rate.toFixed(0)}/s (${(on.rate / off.rate).toFixed(2)}×, ` +
-    `on ${on.writes} writes); largest backlog ${drained.maxBacklog} events, caught up ` +
+    `on ${on.writes} writes); ${on.held} attempts held at the gate, largest backlog ` +
+    `${drained.maxBacklog} events, caught up ` +
     `${(drained.catchUpMs / 1000).toFixed(1)} s after the burst`;
 }
 

@@ -171,3 +171,9 @@ export async function drain(url: string): Promise<Drained> {
   }
   throw new Error("The webhook backlog did not drain within two minutes");
 }
+
+/** webhook_attempts_held_total: attempts so far that waited at the delivery gate (API busy). */
+export async function heldAttempts(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(text.match(/^webhook_attempts_held_total ([0-9]+)$/m)?.[1] ?? 0);
+}
