@@ -18,7 +18,7 @@ import {
   closedLoop,
   drain,
   type Drained,
-  heldAttempts,
+  heldSeconds,
   paced,
   type ReceiverReport,
   register,
@@ -56,7 +56,7 @@ interface Burst {
   writes: number;
   drained?: Drained;
   prefix?: string;
-  /** Attempts that waited at the delivery gate (the API busy), burst and catch-up. */
+  /** Seconds attempts waited at the delivery gate (the API busy), summed over endpoints. */
   held?: number;
 }
 
@@ -86,10 +86,10 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       const on = async (round: number): Promise<Burst> => {
         const prefix = `r${round}`;
         const ids = await register(url, token, endpoints, port, `${prefix}-`);
-        const heldBefore = await heldAttempts(url);
+        const heldBefore = await heldSeconds(url);
         const burst = await closedLoop(url, token, CLIENTS, seconds);
         const drained = await drain(url);
-        const held = await heldAttempts(url) - heldBefore;
+        const held = await heldSeconds(url) - heldBefore;
         await unregister(url, token, ids);
         return { ...burst, drained, prefix, held };
       };
@@ -104,10 +104,10 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
       for (let run = 1; run <= latencyRuns; run++) {
         const prefix = `p${run}`;
         const ids = await register(url, token, endpoints, port, `${prefix}-`);
-        const heldBefore = await heldAttempts(url);
+        const heldBefore = await heldSeconds(url);
         await paced(url, token, rate, pacedSeconds);
         const drained = await drain(url);
-        pacedRuns.push({ prefix, drained, held: await heldAttempts(url) - heldBefore });
+        pacedRuns.push({ prefix, drained, held: await heldSeconds(url) - heldBefore });
         await unregister(url, token, ids);
       }
     })
@@ -128,7 +128,9 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
     console.log(
       `  ${rate} writes/s for ${pacedSeconds} s (${prefix}): commit-to-delivery p50 ` +
         `${percentile(sorted, 0.5)} ms, p99 ${percentile(sorted, 0.99)} ms, max ${sorted.at(-1)} ` +
-        `ms; largest backlog ${drained.maxBacklog}; ${held} attempts held at the gate; ` +
+        `ms; largest backlog ${drained.maxBacklog}; attempts waited ${
+          held.toFixed(1)
+        } s at the gate (summed over endpoints); ` +
         completeness(report, prefix, endpoints, rate * pacedSeconds),
     );
   }
@@ -144,7 +146,9 @@ function roundLine(round: number, off: Burst, on: Burst): string {
   const drained = on.drained!;
   return `  round ${round} (${round % 2 === 1 ? "off, on" : "on, off"}): ${CLIENTS} clients: off ` +
     `${off.rate.toFixed(0)}/s, on ${on.rate.toFixed(0)}/s (${(on.rate / off.rate).toFixed(2)}×, ` +
-    `on ${on.writes} writes); ${on.held} attempts held at the gate, largest backlog ` +
+    `on ${on.writes} writes); attempts waited ${
+      on.held!.toFixed(1)
+    } s at the gate, largest backlog ` +
     `${drained.maxBacklog} events, caught up ` +
     `${(drained.catchUpMs / 1000).toFixed(1)} s after the burst`;
 }

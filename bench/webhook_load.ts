@@ -172,8 +172,8 @@ export async function drain(url: string): Promise<Drained> {
   throw new Error("The webhook backlog did not drain within two minutes");
 }
 
-/** webhook_attempts_held_total: attempts so far that waited at the delivery gate (API busy). */
-export async function heldAttempts(url: string): Promise<number> {
+/** webhook_held_seconds_total: seconds delivery attempts waited at the gate (API busy), summed. */
+export async function heldSeconds(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(text.match(/^webhook_attempts_held_total ([0-9]+)$/m)?.[1] ?? 0);
+  return Number(text.match(/^webhook_held_seconds_total ([0-9.e+-]+)$/m)?.[1] ?? 0);
 }

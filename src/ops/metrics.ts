@@ -42,7 +42,7 @@ export class Metrics {
   #webhookLatency = new Histogram(WEBHOOK_BUCKETS);
   /** Set once webhooks are wired; until then no webhook family is rendered. */
   #webhookEndpoints: (() => { id: string; backlog: number; active: boolean }[]) | undefined;
-  #webhookHeld: (() => number) | undefined;
+  #webhookHeld: (() => { count: number; seconds: number }) | undefined;
 
   constructor(customersLive: () => number) {
     this.#customers = customersLive;
@@ -102,8 +102,8 @@ export class Metrics {
     this.#webhookEndpoints = endpoints;
   }
 
-  /** Where the count of delivery attempts held back while the API was busy comes from. */
-  watchWebhookHolds(held: () => number): void {
+  /** Where the attempts held back while the API was busy, and their summed wait, come from. */
+  watchWebhookHolds(held: () => { count: number; seconds: number }): void {
     this.#webhookHeld = held;
   }
 
@@ -146,6 +146,7 @@ export class Metrics {
   #renderWebhooks(): string[] {
     if (this.#webhookEndpoints === undefined) return [];
     const endpoints = this.#webhookEndpoints();
+    const held = this.#webhookHeld?.();
     return [
       "# HELP webhook_deliveries_total Webhook delivery attempts by outcome.",
       "# TYPE webhook_deliveries_total counter",
@@ -155,10 +156,13 @@ export class Metrics {
       "# HELP webhook_delivery_duration_seconds Latency of webhook delivery attempts.",
       "# TYPE webhook_delivery_duration_seconds histogram",
       ...this.#webhookLatency.render("webhook_delivery_duration_seconds", ""),
-      ...(this.#webhookHeld === undefined ? [] : [
+      ...(held === undefined ? [] : [
         "# HELP webhook_attempts_held_total Delivery attempts that waited for their turn while the API was busy.",
         "# TYPE webhook_attempts_held_total counter",
-        `webhook_attempts_held_total ${this.#webhookHeld()}`,
+        `webhook_attempts_held_total ${held.count}`,
+        "# HELP webhook_held_seconds_total Seconds those attempts waited, summed over endpoints.",
+        "# TYPE webhook_held_seconds_total counter",
+        `webhook_held_seconds_total ${held.seconds}`,
       ]),
       "# HELP webhook_backlog_events Events committed but not yet delivered, per endpoint.",
       "# TYPE webhook_backlog_events gauge",

@@ -115,8 +115,8 @@ export class WebhookDispatcher {
   }
 
   /** Attempts so far that waited for their turn because the API was busy (DeliveryGate). */
-  get heldAttempts(): number {
-    return this.#gate.held;
+  get heldAttempts(): { count: number; seconds: number } {
+    return { count: this.#gate.held, seconds: this.#gate.waitedSeconds };
   }
 
   /** Events not yet delivered to an endpoint: the log's last seq minus its checkpoint. */

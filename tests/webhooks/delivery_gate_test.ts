@@ -26,6 +26,8 @@ Deno.test("while the API is busy at most 2 attempts start per tick, first come f
   busy = false;
   await Promise.all(turns);
   assert.deepEqual(started, [0, 1, 2, 3, 4, 5]);
+  // Four waits of at least one 10 ms tick each.
+  assert.ok(gate.waitedSeconds >= 0.04, `${gate.waitedSeconds}`);
   assert.equal(gate.enter(), undefined);
 });
 
