@@ -44,7 +44,9 @@ const USAGE = `deno task bench [options]
   --http-workloads=get,list,post,put        the HTTP benchmark's workloads (default all)
   --http-before=DIR        also run the service of another checkout (before a change) in the
                            same alternating rounds
-  --webhooks-rounds=N --webhooks-cpu-prof=DIR   rounds of the webhook benchmark; profile it
+  --webhooks-rounds=N --webhooks-latency-runs=N  off/on pairs (8) and paced runs (3) of the
+                           webhook benchmark
+  --webhooks-cpu-prof=DIR  profile the service under the webhook benchmark
   --soak [--soak-minutes=N]                 only the soak (default 15 minutes)
   --help                   this text`;
 
@@ -66,6 +68,7 @@ const OPTIONS = {
   scale: { type: "boolean", default: false },
   "scale-sizes": { type: "string" },
   "webhooks-rounds": { type: "string" },
+  "webhooks-latency-runs": { type: "string" },
   "webhooks-cpu-prof": { type: "string" },
   soak: { type: "boolean", default: false },
   "soak-minutes": { type: "string" },
@@ -146,6 +149,7 @@ const BENCHES: { name: string; byDefault: boolean; run: () => Promise<unknown> }
       runWebhookBench({
         quick: values.quick,
         rounds: number(values["webhooks-rounds"]),
+        latencyRuns: number(values["webhooks-latency-runs"]),
         cpuProfDir: values["webhooks-cpu-prof"],
       }),
   },

@@ -6,7 +6,8 @@ import { spawnServer } from "./server_process.ts";
 
 /** What the receiver process reports when it stops. */
 export interface ReceiverReport {
-  latencies: number[];
+  /** Commit-to-arrival latencies (ms) by group of paths (see webhook_receiver.ts). */
+  latencies: Record<string, number[]>;
   paths: Record<string, { count: number; distinct: number; outOfOrder: number }>;
 }
 
@@ -58,18 +59,47 @@ export async function withServer<T>(
   const server = spawnServer(dataDir, denoFlags, { WEBHOOK_ALLOW_PRIVATE: "1" });
   try {
     const url = (await server.waitFor("ready")).fields.url as string;
-    for (let i = 0; i < endpoints; i++) {
-      const res = await fetch(`${url}/api/webhooks`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook/${i}` }),
-      });
-      if (res.status !== 201) throw new Error(`Registering failed: ${await res.text()}`);
-    }
+    await register(url, token, endpoints, port, "");
     return await body(url);
   } finally {
     await server.stop("SIGTERM");
     await Deno.remove(dataDir, { recursive: true });
+  }
+}
+
+/**
+ * Registers `endpoints` endpoints on the receiver at `port`, at paths `/hook/<prefix><i>` (each
+ * starts at the log's head); resolves with their ids.
+ */
+export async function register(
+  url: string,
+  token: string,
+  endpoints: number,
+  port: number,
+  prefix: string,
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < endpoints; i++) {
+    const res = await fetch(`${url}/api/webhooks`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook/${prefix}${i}` }),
+    });
+    if (res.status !== 201) throw new Error(`Registering failed: ${await res.text()}`);
+    ids.push((await res.json()).id);
+  }
+  return ids;
+}
+
+/** Deletes endpoints: their delivery stops. */
+export async function unregister(url: string, token: string, ids: string[]): Promise<void> {
+  for (const id of ids) {
+    const res = await fetch(`${url}/api/webhooks/${id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await res.body?.cancel();
+    if (res.status !== 204) throw new Error(`Deleting endpoint ${id} answered ${res.status}`);
   }
 }
 
@@ -140,4 +170,10 @@ export async function drain(url: string): Promise<Drained> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error("The webhook backlog did not drain within two minutes");
+}
+
+/** webhook_held_seconds_total: seconds delivery attempts waited at the gate (API busy), summed. */
+export async function heldSeconds(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(text.match(/^webhook_held_seconds_total ([0-9.e+-]+)$/m)?.[1] ?? 0);
 }

@@ -344,6 +344,7 @@ async function webhooksWiring(
       active: e.enabled,
     }))
   );
+  metrics.watchWebhookHolds(() => dispatcher.heldAttempts);
   const module = webhookModule({
     service: webhooks,
     dispatcher,

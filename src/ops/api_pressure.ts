@@ -2,14 +2,18 @@ import process from "node:process";
 
 /** How long one look at the requests under way and the process's CPU time covers. */
 const WINDOW_MS = 50;
+/** How many of the last looks the verdict is the median of. */
+const LOOKS = 4;
 
 /**
- * Whether the API is busy: over the last 50 ms at least `concurrency` requests (6 by default)
- * were under way on average — they queue — while this process used at least `cpuShare` of a core
- * (a tenth by default: on a crowded machine it gets little more), so the queueing is not just a
- * slow disk. Background work (webhook
- * delivery) asks it to give way; while requests do not queue, background work may use the whole
- * core (it then catches up).
+ * Whether the API is busy: over the last 200 ms — the median of the last four 50 ms looks — at
+ * least `concurrency` requests (6 by default) were under way on average — they queue — while
+ * this process used at least `cpuShare` of a core (a tenth by default: on a crowded machine it
+ * gets little more), so the queueing is not just a slow disk. Background work (webhook delivery)
+ * asks it to give way; while requests do not queue, background work may use the whole core (it
+ * then catches up). The median makes one slow look (a collection, a moment without the CPU, a
+ * late fsync) not count: under a steady load below saturation requests queue now and then for 50
+ * ms, and holding every delivery back then made their latency jump by a multiple of that.
  */
 export class ApiPressure {
   #requestTime: () => number;
@@ -20,6 +24,9 @@ export class ApiPressure {
   #at: number;
   #cpuAt: number;
   #requestTimeAt: number;
+  /** The last looks: requests under way on average, and the share of a core used. */
+  #underWay: number[] = new Array(LOOKS).fill(0);
+  #cpuUsed: number[] = new Array(LOOKS).fill(0);
   #busy = false;
 
   constructor(
@@ -51,12 +58,25 @@ export class ApiPressure {
     const cpu = this.#cpu();
     const requestTime = this.#requestTime();
     // Little's law: time spent in requests per unit of time is the number under way.
-    const underWay = (requestTime - this.#requestTimeAt) * 1000 / elapsed;
-    this.#busy = underWay >= this.#concurrency &&
-      (cpu - this.#cpuAt) / 1000 >= elapsed * this.#cpuShare;
+    push(this.#underWay, (requestTime - this.#requestTimeAt) * 1000 / elapsed);
+    push(this.#cpuUsed, (cpu - this.#cpuAt) / 1000 / elapsed);
+    this.#busy = median(this.#underWay) >= this.#concurrency &&
+      median(this.#cpuUsed) >= this.#cpuShare;
     this.#at = now;
     this.#cpuAt = cpu;
     this.#requestTimeAt = requestTime;
     return this.#busy;
   }
+}
+
+/** Adds a look, dropping the oldest. */
+function push(looks: number[], value: number): void {
+  looks.shift();
+  looks.push(value);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }

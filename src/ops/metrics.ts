@@ -42,6 +42,7 @@ export class Metrics {
   #webhookLatency = new Histogram(WEBHOOK_BUCKETS);
   /** Set once webhooks are wired; until then no webhook family is rendered. */
   #webhookEndpoints: (() => { id: string; backlog: number; active: boolean }[]) | undefined;
+  #webhookHeld: (() => { count: number; seconds: number }) | undefined;
 
   constructor(customersLive: () => number) {
     this.#customers = customersLive;
@@ -101,6 +102,11 @@ export class Metrics {
     this.#webhookEndpoints = endpoints;
   }
 
+  /** Where the attempts held back while the API was busy, and their summed wait, come from. */
+  watchWebhookHolds(held: () => { count: number; seconds: number }): void {
+    this.#webhookHeld = held;
+  }
+
   /** The metrics in Prometheus text format 0.0.4. */
   render(): string {
     const lines = [
@@ -140,6 +146,7 @@ export class Metrics {
   #renderWebhooks(): string[] {
     if (this.#webhookEndpoints === undefined) return [];
     const endpoints = this.#webhookEndpoints();
+    const held = this.#webhookHeld?.();
     return [
       "# HELP webhook_deliveries_total Webhook delivery attempts by outcome.",
       "# TYPE webhook_deliveries_total counter",
@@ -149,6 +156,14 @@ export class Metrics {
       "# HELP webhook_delivery_duration_seconds Latency of webhook delivery attempts.",
       "# TYPE webhook_delivery_duration_seconds histogram",
       ...this.#webhookLatency.render("webhook_delivery_duration_seconds", ""),
+      ...(held === undefined ? [] : [
+        "# HELP webhook_attempts_held_total Delivery attempts that waited for their turn while the API was busy.",
+        "# TYPE webhook_attempts_held_total counter",
+        `webhook_attempts_held_total ${held.count}`,
+        "# HELP webhook_held_seconds_total Seconds those attempts waited, summed over endpoints.",
+        "# TYPE webhook_held_seconds_total counter",
+        `webhook_held_seconds_total ${held.seconds}`,
+      ]),
       "# HELP webhook_backlog_events Events committed but not yet delivered, per endpoint.",
       "# TYPE webhook_backlog_events gauge",
       ...endpoints.map((e) => `webhook_backlog_events{webhook_id="${e.id}"} ${e.backlog}`),

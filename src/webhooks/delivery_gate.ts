@@ -14,9 +14,21 @@ export class DeliveryGate {
   #waiting: (() => void)[] = [];
   #startedThisTick = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #held = 0;
+  #waitedMs = 0;
 
   constructor(busy: () => boolean = () => false) {
     this.#busy = busy;
+  }
+
+  /** How many attempts so far had to wait for their turn (the API was busy). */
+  get held(): number {
+    return this.#held;
+  }
+
+  /** Seconds those attempts waited, summed (loops wait side by side: it may outgrow the clock). */
+  get waitedSeconds(): number {
+    return this.#waitedMs / 1000;
   }
 
   /** Resolves when an attempt may start: undefined when it may at once (no promise made). */
@@ -27,7 +39,14 @@ export class DeliveryGate {
       this.#arm();
       return undefined;
     }
-    const turn = new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#held++;
+    const at = performance.now();
+    const turn = new Promise<void>((resolve) =>
+      this.#waiting.push(() => {
+        this.#waitedMs += performance.now() - at;
+        resolve();
+      })
+    );
     this.#arm();
     return turn;
   }

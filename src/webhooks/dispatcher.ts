@@ -114,6 +114,11 @@ export class WebhookDispatcher {
     this.deps.deliverer.close();
   }
 
+  /** Attempts so far that waited for their turn because the API was busy (DeliveryGate). */
+  get heldAttempts(): { count: number; seconds: number } {
+    return { count: this.#gate.held, seconds: this.#gate.waitedSeconds };
+  }
+
   /** Events not yet delivered to an endpoint: the log's last seq minus its checkpoint. */
   backlog(id: string): number {
     const endpoint = this.deps.webhooks.get(id);

@@ -55,12 +55,22 @@ function endOfHead(buffer: Uint8Array, from: number, length: number): number {
   return -1;
 }
 
-/** The status of `HTTP/1.x NNN`; throws when the answer is not HTTP/1. */
+/** `HTTP/1.` as bytes: every answer's first seven. */
+const HTTP_1 = [0x48, 0x54, 0x54, 0x50, 0x2f, 0x31, 0x2e];
+const ZERO = 0x30;
+const SPACE = 0x20;
+
+/**
+ * The status of `HTTP/1.x NNN`; throws when the answer is not HTTP/1. Read from the bytes: a
+ * decode and a regular expression per delivery showed in the profile.
+ */
 function statusOf(buffer: Uint8Array, length: number): number {
-  const start = decoder.decode(buffer.subarray(0, Math.min(length, 12)));
-  const match = /^HTTP\/1\.[01] ([0-9]{3})$/.exec(start);
-  if (match === null) throw new Error("the answer is not HTTP/1.1");
-  return Number(match[1]);
+  const digit = (i: number) => buffer[i] >= ZERO && buffer[i] <= ZERO + 9;
+  const http1 = length >= 12 && HTTP_1.every((byte, i) => buffer[i] === byte) &&
+    (buffer[7] === ZERO || buffer[7] === ZERO + 1) && buffer[8] === SPACE && digit(9) &&
+    digit(10) && digit(11);
+  if (!http1) throw new Error("the answer is not HTTP/1.1");
+  return (buffer[9] - ZERO) * 100 + (buffer[10] - ZERO) * 10 + (buffer[11] - ZERO);
 }
 
 /** The answer ended or filled the buffer before its head did: its status, if it had one. */

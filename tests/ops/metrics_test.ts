@@ -163,9 +163,12 @@ Deno.test("webhook families: deliveries by outcome, latency, and each endpoint's
   metrics.watchWebhooks(() => [
     { id: "01ARZ3NDEKTSV4RRFFQ69G5FAV", backlog: 7, active: false },
   ]);
+  metrics.watchWebhookHolds(() => ({ count: 3, seconds: 0.25 }));
   metrics.observeWebhookDelivery("success", 0.02);
   metrics.observeWebhookDelivery("timeout", 10);
   const samples = parseSamples(metrics.render());
+  assert.equal(sample(samples, "webhook_attempts_held_total"), 3);
+  assert.equal(sample(samples, "webhook_held_seconds_total"), 0.25);
   assert.equal(sample(samples, 'webhook_deliveries_total{outcome="success"}'), 1);
   assert.equal(sample(samples, 'webhook_deliveries_total{outcome="timeout"}'), 1);
   assert.equal(sample(samples, 'webhook_delivery_duration_seconds_bucket{le="0.025"}'), 1);

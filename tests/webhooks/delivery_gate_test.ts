@@ -4,6 +4,7 @@ import { DeliveryGate } from "../../src/webhooks/delivery_gate.ts";
 Deno.test("while the API is not busy every attempt starts at once, without waiting", () => {
   const gate = new DeliveryGate(() => false);
   for (let i = 0; i < 1000; i++) assert.equal(gate.enter(), undefined);
+  assert.equal(gate.held, 0);
 });
 
 Deno.test("while the API is busy at most 2 attempts start per tick, first come first served", async () => {
@@ -16,6 +17,8 @@ Deno.test("while the API is busy at most 2 attempts start per tick, first come f
     return turn?.then(() => started.push(i));
   });
   assert.deepEqual(started, [0, 1]);
+  // The attempts that had to wait are counted (webhook_attempts_held_total).
+  assert.equal(gate.held, 4);
   await turns[2];
   await new Promise((resolve) => setTimeout(resolve, 0));
   assert.deepEqual(started, [0, 1, 2, 3]);
@@ -23,6 +26,8 @@ Deno.test("while the API is busy at most 2 attempts start per tick, first come f
   busy = false;
   await Promise.all(turns);
   assert.deepEqual(started, [0, 1, 2, 3, 4, 5]);
+  // Four waits of at least one 10 ms tick each.
+  assert.ok(gate.waitedSeconds >= 0.04, `${gate.waitedSeconds}`);
   assert.equal(gate.enter(), undefined);
 });
 

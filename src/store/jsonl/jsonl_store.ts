@@ -218,6 +218,7 @@ export class JsonlEventStore implements EventStore {
       lastSeq: this.#lastSeq,
       activeFirst: this.#activeFirst,
       durableLength: this.#durableLength,
+      activePath: this.#activePath,
     };
     return this.#reader.read(at, afterSeq, limit);
   }

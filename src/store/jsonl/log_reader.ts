@@ -14,6 +14,8 @@ export interface DurablePosition {
   activeFirst: number;
   /** Its length up to the last sync: bytes after it may be a batch still being written. */
   durableLength: number;
+  /** Its path, when known: a read within it then lists no directory. */
+  activePath?: string;
 }
 
 /** Where the previous read stopped, so paging on from it does not read the segment again. */
@@ -60,6 +62,23 @@ export class LogReader {
     events: ReplayedEvent[],
   ): Promise<void> {
     if (afterSeq >= at.lastSeq || events.length >= limit) return;
+    // At the head (the feed and every webhook loop read there after each commit) only the active
+    // segment is read: listing the directory each time was 4–7 % of the server's time under
+    // paced writes with webhooks. A roll since `at` leaves that file in place (now closed); if
+    // compaction replaced it meanwhile, the listing below finds its copy.
+    const path = at.activePath;
+    if (
+      afterSeq + 1 >= at.activeFirst && path !== undefined && !path.endsWith(".compacted.jsonl")
+    ) {
+      const name = path.slice(path.lastIndexOf("/") + 1);
+      const active = { path, name, first: at.activeFirst, compacted: false };
+      try {
+        await this.#readSegment(active, at, afterSeq, limit, events);
+        return;
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      }
+    }
     const segments = (await listSegments(this.#dataDir)).filter((s) => s.first <= at.lastSeq);
     const index = segments.findLastIndex((segment) => segment.first <= afterSeq + 1);
     // Segments are only dropped from the front, once two snapshots cover them.
