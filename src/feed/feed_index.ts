@@ -26,7 +26,8 @@ const BUILD_PAGE = 1000;
  */
 export class FeedIndex {
   #store: EventStore;
-  #seqsOf = new Map<string, number[]>();
+  /** A customer's one seq as a number (most customers have one event), more as an array. */
+  #seqsOf = new Map<string, number | number[]>();
   #times = new Uint32Array(1024);
   #indexed = 0;
   #built = false;
@@ -61,7 +62,8 @@ export class FeedIndex {
 
   /** The seqs of a customer's events, oldest first (erased ones may still be listed). */
   seqsOf(id: string): readonly number[] {
-    return this.#seqsOf.get(id) ?? [];
+    const seqs = this.#seqsOf.get(id);
+    return seqs === undefined ? [] : typeof seqs === "number" ? [seqs] : seqs;
   }
 
   /**
@@ -77,7 +79,10 @@ export class FeedIndex {
       const { seq, id } = deletes[this.#taken];
       erased.set(id, seq);
       const seqs = this.#seqsOf.get(id);
-      if (seqs !== undefined) this.#seqsOf.set(id, seqs.filter((s) => s >= seq));
+      if (typeof seqs === "object") {
+        const kept = seqs.filter((s) => s >= seq);
+        this.#seqsOf.set(id, kept.length === 1 ? kept[0] : kept);
+      } else if (seqs !== undefined && seqs < seq) this.#seqsOf.set(id, []);
     }
     // Handed-out deletes go in one slice now and then, not one shift each.
     if (this.#taken >= 1024 && this.#taken * 2 >= deletes.length) {
@@ -141,7 +146,8 @@ export class FeedIndex {
     this.#times.fill(seconds, this.#indexed, event.seq);
     this.#indexed = event.seq;
     const seqs = this.#seqsOf.get(event.id);
-    if (seqs === undefined) this.#seqsOf.set(event.id, [event.seq]);
+    if (seqs === undefined) this.#seqsOf.set(event.id, event.seq);
+    else if (typeof seqs === "number") this.#seqsOf.set(event.id, [seqs, event.seq]);
     else seqs.push(event.seq);
     if (event.type === "customer.deleted") this.#deletes.push({ seq: event.seq, id: event.id });
   }
