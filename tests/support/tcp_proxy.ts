@@ -13,6 +13,8 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
   let listener: Deno.Listener | undefined;
   const open = new Set<Deno.Conn>();
   let port = 0;
+  /** Counts cuts: a connection accepted before a cut whose upstream connect ended after it is closed. */
+  let cuts = 0;
 
   const pipe = async (from: Deno.Conn, to: Deno.Conn) => {
     try {
@@ -32,8 +34,15 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
 
   const accept = async (current: Deno.Listener) => {
     for await (const client of current) {
+      const accepted = cuts;
       try {
         const server = await Deno.connect(target);
+        if (accepted !== cuts) {
+          // Cut while connecting upstream: it would have survived the cut.
+          server.close();
+          client.close();
+          continue;
+        }
         open.add(client).add(server);
         void pipe(client, server);
         void pipe(server, client);
@@ -55,6 +64,7 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
       return port;
     },
     cut() {
+      cuts++;
       listener?.close();
       listener = undefined;
       for (const conn of open) {
