@@ -64,15 +64,18 @@ const SELECT_ATTEMPTS = `SELECT endpoint_id, seq, event_type, attempt, at, statu
     FROM webhook_attempts WHERE endpoint_id = ANY($1::text[])) a
   WHERE newest <= ${ATTEMPTS_KEPT} ORDER BY endpoint_id, n`;
 
-/** Writes only over an older version: no row comes back when the stored one is as new or newer. */
-const PUT = `INSERT INTO webhook_endpoints AS w (id, version, url, types, description, enabled,
+/** Inserts an endpoint, or writes over the stored one (a WHERE may follow the SET). */
+const UPSERT = `INSERT INTO webhook_endpoints AS w (id, version, url, types, description, enabled,
     disabled_reason, last_seq, created_at, updated_at, secrets)
   VALUES ($1, $2, $3, $4::text[], $5, $6, $7, $8, $9, $10, $11::jsonb)
   ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, url = EXCLUDED.url,
     types = EXCLUDED.types, description = EXCLUDED.description, enabled = EXCLUDED.enabled,
     disabled_reason = EXCLUDED.disabled_reason,
     last_seq = greatest(w.last_seq, EXCLUDED.last_seq), created_at = EXCLUDED.created_at,
-    updated_at = EXCLUDED.updated_at, secrets = EXCLUDED.secrets
+    updated_at = EXCLUDED.updated_at, secrets = EXCLUDED.secrets`;
+
+/** Writes only over an older version: no row comes back when the stored one is as new or newer. */
+const PUT = `${UPSERT}
   WHERE w.version < EXCLUDED.version
   RETURNING last_seq`;
 
@@ -84,14 +87,7 @@ const CHANGE = `UPDATE webhook_endpoints w SET version = $2, url = $3, types = $
   RETURNING last_seq`;
 
 /** A copied endpoint as it is, whatever is stored. */
-const RESTORE = `INSERT INTO webhook_endpoints AS w (id, version, url, types, description, enabled,
-    disabled_reason, last_seq, created_at, updated_at, secrets)
-  VALUES ($1, $2, $3, $4::text[], $5, $6, $7, $8, $9, $10, $11::jsonb)
-  ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, url = EXCLUDED.url,
-    types = EXCLUDED.types, description = EXCLUDED.description, enabled = EXCLUDED.enabled,
-    disabled_reason = EXCLUDED.disabled_reason,
-    last_seq = greatest(w.last_seq, EXCLUDED.last_seq), created_at = EXCLUDED.created_at,
-    updated_at = EXCLUDED.updated_at, secrets = EXCLUDED.secrets
+const RESTORE = `${UPSERT}
   RETURNING last_seq`;
 
 /** Deletes an endpoint, only at version $2 unless $2 is null; the deleted row comes back. */
