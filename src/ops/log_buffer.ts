@@ -4,6 +4,8 @@ const encoder = new TextEncoder();
 const NEWLINE = 10;
 const DOT = 46;
 const ZERO = 48;
+/** Where the milliseconds of the time stamp are in a request line: `{"time":"YYYY-MM-DDTHH:MM:SS.`. */
+const MILLIS_AT = 29;
 /** The methods whose request-line parts are kept encoded; any other is written byte by byte. */
 const KNOWN_METHODS: ReadonlySet<string> = new Set([
   "GET",
@@ -100,14 +102,24 @@ export class LogBuffer {
     Deno.unrefTimer(this.#timer as unknown as number);
   }
 
-  /** A request line's start up to its request id, encoded once per millisecond. */
+  /**
+   * A request line's start up to its request id: encoded once per second, its milliseconds
+   * rewritten in place as they change (under load nearly every request has a new millisecond).
+   */
   #stampOf(ms: number): Uint8Array {
-    if (ms !== this.#stampMs) {
-      this.#stampMs = ms;
+    if (ms === this.#stampMs) return this.#stamp;
+    const second = Math.floor(ms / 1000);
+    if (second === Math.floor(this.#stampMs / 1000)) {
+      const millis = ms - second * 1000;
+      this.#stamp[MILLIS_AT] = ZERO + Math.floor(millis / 100);
+      this.#stamp[MILLIS_AT + 1] = ZERO + Math.floor(millis / 10) % 10;
+      this.#stamp[MILLIS_AT + 2] = ZERO + millis % 10;
+    } else {
       this.#stamp = encoder.encode(
         `{"time":"${new Date(ms).toISOString()}","level":"info","msg":"request","request_id":"`,
       );
     }
+    this.#stampMs = ms;
     return this.#stamp;
   }
 
