@@ -71,6 +71,8 @@ interface Outcome {
   rateHeaders?: Record<string, string>;
   /** The handler's answer built with every header (HandlerContext.respond). */
   complete?: Response;
+  /** The headers gathered for the handler (HandlerContext.headers), once it was dispatched. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -146,6 +148,8 @@ export function createHandler(
         for (const [name, value] of Object.entries(outcome.rateHeaders)) headers.set(name, value);
       }
       deps.cors?.decorate(request.headers.get("origin"), headers);
+      // What a wrapping layer added for the handler (Log-Seq), unless the answer has its own.
+      if (outcome.headers !== undefined) addMissing(headers, outcome.headers);
       // Only error answers are looked at: every success of these paths comes marked by its module.
       if (response.status >= 400) markLogSeq(deps.logSeq, request.url, headers);
     }
@@ -185,6 +189,7 @@ export function createHandler(
     if (deps.cors !== undefined) {
       Object.assign(headers, deps.cors.headersFor(request.headers.get("origin")));
     }
+    outcome.headers = headers;
     return endpoint.handler(
       request,
       new Context(request, found.params, requestId, principal, headers, outcome),
@@ -243,10 +248,11 @@ class Context implements HandlerContext {
     this.#outcome.complete = response;
     return response;
   }
+}
 
-  get responded(): Response | undefined {
-    return this.#outcome.complete;
-  }
+/** Sets each of `wanted` that `headers` lacks. */
+function addMissing(headers: Headers, wanted: Record<string, string>): void {
+  for (const name in wanted) if (!headers.has(name)) headers.set(name, wanted[name]);
 }
 
 function status(text: string): Response {

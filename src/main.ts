@@ -194,7 +194,9 @@ async function main(): Promise<void> {
     publicUrl: config.publicUrl,
     onError: (error, requestId) =>
       log.error("unexpected error", { request_id: requestId, error: String(error) }),
-    onRequest: logRequests ? (...fields) => sink.request(...fields) : undefined,
+    onRequest: logRequests
+      ? (id, method, route, status, ms) => sink.request(id, method, route, status, ms)
+      : undefined,
     metrics,
     rateLimiter: config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit),
     cors: config.corsOrigins.length === 0 ? undefined : new CorsPolicy(config.corsOrigins),

@@ -5,6 +5,8 @@ import { createHandler } from "../src/app.ts";
 import { createAuthenticator } from "../src/auth/authenticator.ts";
 import { SECRET_ALGORITHMS } from "../src/auth/key_sources.ts";
 import { TokenCache } from "../src/auth/token_cache.ts";
+import { CustomerNotFoundError } from "../src/domain/errors.ts";
+import { withLogSeq } from "../src/feed/log_seq.ts";
 import { type ApiModule, InvalidModuleError, type Principal } from "../src/http/api_module.ts";
 import { JSON_TYPE } from "../src/http/media_types.ts";
 import { json, operation, param, withHead } from "../src/openapi/openapi_operation.ts";
@@ -155,4 +157,51 @@ Deno.test("a module whose routes and description disagree is refused when the ap
   const twice = () =>
     createHandler({ modules: [notesModule(), { ...notesModule(), tags: [] }], authenticate });
   assert.throws(twice, /"\/api\/notes\/\{id\}" is described twice/);
+});
+
+Deno.test("withLogSeq: every answer carries the seq its handler started from, unless it has its own", async () => {
+  let seq = 7;
+  const notes = notesModule();
+  const module = withLogSeq({
+    ...notes,
+    routes: [{
+      pathname: "/api/notes/:id",
+      methods: {
+        GET: {
+          scope: NOTES_READ,
+          // The read model moves on while each handler runs: the answer names where it started.
+          handler: (_request, context): Response | Promise<Response> => {
+            seq++;
+            switch (context.params.id) {
+              case "respond":
+                return context.respond("{}", 200, { "content-type": JSON_TYPE });
+              case "plain":
+                return Response.json({});
+              case "async":
+                return Promise.resolve().then(() => Response.json({}));
+              case "own":
+                return Promise.resolve(new Response(null, { headers: { "log-seq": "99" } }));
+              case "throws":
+                throw new CustomerNotFoundError("x");
+              default:
+                return Promise.reject(new CustomerNotFoundError("x"));
+            }
+          },
+        },
+      },
+    }],
+  }, () => seq);
+  const authenticate = createAuthenticator({ key: SECRET, algorithms: SECRET_ALGORITHMS });
+  const handler = createHandler({ modules: [module], authenticate });
+  const bearer = await token(NOTES_READ);
+  const expected = [["respond", "7"], ["plain", "8"], ["async", "9"], ["own", "99"], [
+    "throws",
+    "11",
+  ], ["rejects", "12"]];
+  for (const [id, logSeq] of expected) {
+    const response = await handler(get(`/api/notes/${id}`, bearer));
+    await response.body?.cancel();
+    assert.equal(response.headers.get("log-seq"), logSeq, id);
+    assert.equal(response.headers.get("x-content-type-options"), "nosniff", id);
+  }
 });

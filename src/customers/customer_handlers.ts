@@ -62,10 +62,10 @@ export function customerHandlers(
       const body = await readJsonBody(request, JSON_BODY, maxBodyBytes, bodyTimeoutMs);
       const write = writeContext(context);
       const { customer, replayed } = await service.create(body, write, key);
-      const response = customerResponse(customerText(customer), customer.version, 201, write);
-      response.headers.set("location", `/api/customers/${customer.id}`);
-      if (replayed) response.headers.set("idempotent-replayed", "true");
-      return response;
+      const own = customerHeaders(customer.version, write);
+      own.location = `/api/customers/${customer.id}`;
+      if (replayed) own["idempotent-replayed"] = "true";
+      return context.respond(customerText(customer), 201, own);
     },
 
     read(request: Request, context: HandlerContext): Response {
@@ -82,13 +82,13 @@ export function customerHandlers(
     async replace(request: Request, context: HandlerContext): Promise<Response> {
       const { id, body, expected, write } = await readChange(request, context, JSON_BODY);
       const customer = await service.replace(id, body, expected, write);
-      return customerResponse(customerText(customer), customer.version, 200, write);
+      return context.respond(customerText(customer), 200, customerHeaders(customer.version, write));
     },
 
     async patch(request: Request, context: HandlerContext): Promise<Response> {
       const { id, body, expected, write } = await readChange(request, context, PATCH_BODY);
       const customer = await service.patch(id, body, expected, write);
-      return customerResponse(customerText(customer), customer.version, 200, write);
+      return context.respond(customerText(customer), 200, customerHeaders(customer.version, write));
     },
 
     async remove(request: Request, context: HandlerContext): Promise<Response> {
@@ -96,10 +96,7 @@ export function customerHandlers(
       const expected = parseIfMatch(request.headers.get("if-match"));
       const write = writeContext(context);
       await service.delete(id, expected, write);
-      return new Response(null, {
-        status: 204,
-        headers: { "log-seq": String(write.committedSeq) },
-      });
+      return context.respond(null, 204, { "log-seq": String(write.committedSeq) });
     },
   };
 }
@@ -126,14 +123,13 @@ function live(service: CustomerService, id: string | undefined): CustomerRecord 
   return record;
 }
 
-/** A customer answer; after a write, `Log-Seq` names the write's own event (contract §8). */
-function customerResponse(
-  json: string,
-  version: number,
-  status: number,
-  write?: WriteContext,
-): Response {
+/**
+ * A written customer's own headers; `Log-Seq` names the write's own event (contract §8). The
+ * answer is built with every header at once (context.respond): setting one on a built Response
+ * makes Deno validate it and drop the native answer it had prepared.
+ */
+function customerHeaders(version: number, write: WriteContext): Record<string, string> {
   const headers: Record<string, string> = { "content-type": JSON_TYPE, etag: etag(version) };
-  if (write?.committedSeq !== undefined) headers["log-seq"] = String(write.committedSeq);
-  return new Response(json, { status, headers });
+  if (write.committedSeq !== undefined) headers["log-seq"] = String(write.committedSeq);
+  return headers;
 }

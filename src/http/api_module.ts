@@ -15,7 +15,8 @@ export interface HandlerContext {
   principal: Principal;
   /**
    * The headers every answer to this request carries, gathered before the handler runs (request
-   * id, nosniff, rate limit, CORS, Log-Seq); a wrapping layer may add its own.
+   * id, nosniff, rate limit, CORS, Log-Seq); a wrapping layer may add its own, which the app adds
+   * to an answer not built by `respond` unless it has that header already.
    */
   headers: Record<string, string>;
   /**
@@ -23,8 +24,6 @@ export interface HandlerContext {
    * touches its headers again, so Deno sends it on its fast path.
    */
   respond(body: BodyInit | null, status: number, own: Record<string, string>): Response;
-  /** The answer `respond` built, if it was called: complete, so no layer adds headers to it. */
-  readonly responded: Response | undefined;
 }
 
 /** A module's route handler; it runs only for a caller holding its endpoint's scope. */

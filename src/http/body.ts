@@ -1,4 +1,5 @@
 import { concat } from "../lib/bytes.ts";
+import { decodeUtf8 } from "../lib/utf8.ts";
 import { Deadline } from "./body_deadline.ts";
 import { ValidationError } from "../domain/errors.ts";
 import {
@@ -8,7 +9,6 @@ import {
   UnsupportedMediaTypeError,
 } from "./errors.ts";
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
 /** Deeper bodies are refused: a customer is 3 levels deep, and recursion must stay bounded. */
 export const MAX_JSON_DEPTH = 32;
 /** BODY_TIMEOUT's default: a body not received within 30 s is answered 408. */
@@ -39,9 +39,12 @@ export async function readJsonBody(
   } finally {
     deadline.stop();
   }
+  // A body read whole is checked here: a Request built in-process may declare a wrong length.
+  if (bytes.length > maxBytes) throw new BodyTooLargeError(maxBytes);
   let text: string;
   try {
-    text = decoder.decode(bytes);
+    // Strict, yet without the copy Deno's fatal decoder makes on every call (lib/utf8.ts).
+    text = decodeUtf8(bytes);
   } catch {
     throw new MalformedBodyError("The request body is not valid UTF-8");
   }
@@ -77,23 +80,34 @@ function depthExceeds(value: unknown, limit: number, depth = 1): boolean {
   return false;
 }
 
-async function readLimited(
+/**
+ * The body's bytes, failing past `maxBytes` or the deadline. With a declared length the HTTP
+ * server frames the body exactly, so it is one native read, returned as is (an async layer here
+ * cost a promise and a resumption per request); the caller checks its length.
+ */
+function readLimited(
   request: Request,
   maxBytes: number,
   deadline: Deadline,
 ): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? NaN);
-  if (declared > maxBytes) {
-    await request.body?.cancel();
-    throw new BodyTooLargeError(maxBytes);
-  }
-  // With a declared length the HTTP server frames the body exactly, so one native read is safe;
-  // the check after it covers a Request built in-process with a wrong header.
-  if (declared <= maxBytes) {
-    const bytes = await deadline.race(request.bytes());
-    if (bytes.length > maxBytes) throw new BodyTooLargeError(maxBytes);
-    return bytes;
-  }
+  if (declared > maxBytes) return refuse(request, maxBytes);
+  if (declared <= maxBytes) return deadline.race(request.bytes());
+  return readChunks(request, maxBytes, deadline);
+}
+
+/** Refuses a body declared too large without reading it. */
+async function refuse(request: Request, maxBytes: number): Promise<never> {
+  await request.body?.cancel();
+  throw new BodyTooLargeError(maxBytes);
+}
+
+/** Reads a body of unknown length chunk by chunk, stopping as soon as it passes `maxBytes`. */
+async function readChunks(
+  request: Request,
+  maxBytes: number,
+  deadline: Deadline,
+): Promise<Uint8Array> {
   if (request.body === null) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let length = 0;

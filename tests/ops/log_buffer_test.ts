@@ -79,3 +79,21 @@ Deno.test("a request line longer than the buffer is still written whole, in orde
   assert.equal(lines[1].method, method);
   assert.equal(lines[1].duration_ms, 2.5);
 });
+
+Deno.test("a request line's time is its millisecond's, within a second and across seconds", () => {
+  const { buffer, written } = collecting();
+  const base = Date.parse("2026-11-26T12:34:56.000Z");
+  const times = [0, 0, 7, 58, 999, 1000, 1001, 1100, 61_234, 61_234, 3_600_000, 3_600_009];
+  const now = Date.now;
+  try {
+    for (const offset of times) {
+      Date.now = () => base + offset;
+      buffer.request("r", "GET", "/healthz", 200, 1);
+    }
+  } finally {
+    Date.now = now;
+  }
+  buffer.flush();
+  const stamps = written().trimEnd().split("\n").map((line) => JSON.parse(line).time);
+  assert.deepEqual(stamps, times.map((offset) => new Date(base + offset).toISOString()));
+});
