@@ -9,11 +9,24 @@ import { cpuSeconds } from "./child_processes.ts";
 import { openStreams } from "./sse_client_process.ts";
 import { SECRET, spawnServer } from "./server_process.ts";
 
+/** The parts of the SSE benchmark, each of which may run alone. */
+export const SSE_PARTS = ["latency", "idle"] as const;
+
 /** What the SSE benchmark may be told. */
 export interface SseBenchOptions {
   quick?: boolean;
   /** Writes per second while latency is measured. */
   rate?: number;
+  /** The parts that run (default both). */
+  parts?: readonly (typeof SSE_PARTS[number])[];
+  /** Rounds of the idle-stream throughput comparison (default 3, 1 with quick). */
+  rounds?: number;
+  /**
+   * Another checkout (e.g. `git worktree add /tmp/before main`): its server runs the idle-stream
+   * throughput comparison too, in the same alternating rounds, so a change is measured before and
+   * after in one run.
+   */
+  beforeRoot?: string;
 }
 
 /** Latency figures for one stream count. */
@@ -34,9 +47,20 @@ const percentile = (sorted: number[], p: number) =>
 
 /** Runs the benchmark and prints its figures. */
 export async function runSseBench(options: SseBenchOptions = {}): Promise<void> {
-  const rate = options.rate ?? 500;
+  const parts = options.parts ?? SSE_PARTS;
   const seconds = options.quick ? 2 : 5;
   const token = await mintToken(SECRET);
+  if (parts.includes("latency")) await latency(token, options.rate ?? 500, seconds);
+  if (parts.includes("idle")) {
+    const rounds = options.rounds ?? (options.quick ? 1 : 3);
+    console.log(`\nServer-Sent Events: write throughput with 1,000 idle streams (target ≥ 0.9×)`);
+    const before = options.beforeRoot?.replace(/\/?$/, "/");
+    await idle(token, seconds, rounds, before === undefined ? [undefined] : [undefined, before]);
+  }
+}
+
+/** Commit-to-delivery latency with 1, 100 and 1,000 streams while writes arrive at `rate`. */
+async function latency(token: string, rate: number, seconds: number): Promise<void> {
   const rows: LatencyRow[] = [];
   for (const streams of [1, 100, 1000]) {
     rows.push(
@@ -72,39 +96,59 @@ export async function runSseBench(options: SseBenchOptions = {}): Promise<void> 
         }; ${row.samples} frames sampled${row.ended > 0 ? `, ${row.ended} streams ended` : ""})`,
     );
   }
-  // Idle: streams that follow only deletes while the writes are creates. The server's CPU time
-  // per write is reported too: unlike the rate, it barely moves with the machine's other load.
-  const none: Throughput[] = [];
-  const idle: Throughput[] = [];
-  for (let round = 0; round < (options.quick ? 1 : 3); round++) {
-    none.push(await withServer((url, cpu) => measured(cpu, () => closedLoop(url, token, seconds))));
-    idle.push(
-      await withServer(async (url, cpu) => {
-        const clients = await openStreams(url, token, 1000, "&type=customer.deleted");
-        // Let every stream finish its first read and settle at the head: idle from then on.
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        const result = await measured(cpu, () => closedLoop(url, token, seconds));
-        await clients.finish();
-        return result;
-      }),
-    );
+}
+
+/**
+ * Idle: streams that follow only deletes while the writes are creates, against no streams, in
+ * alternating rounds, for each checkout in `roots` (undefined: this one). The server's CPU time per
+ * write is reported too: unlike the rate, it barely moves with the machine's other load.
+ */
+async function idle(
+  token: string,
+  seconds: number,
+  rounds: number,
+  roots: (string | undefined)[],
+): Promise<void> {
+  const runs = roots.map(() => ({ none: [] as Throughput[], idle: [] as Throughput[] }));
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, root] of roots.entries()) {
+      runs[i].none.push(
+        await withServer((url, cpu) => measured(cpu, () => closedLoop(url, token, seconds)), root),
+      );
+      runs[i].idle.push(
+        await withServer(async (url, cpu) => {
+          const clients = await openStreams(url, token, 1000, "&type=customer.deleted");
+          // Let every stream finish its first read and settle at the head: idle from then on.
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          const result = await measured(cpu, () => closedLoop(url, token, seconds));
+          await clients.finish();
+          return result;
+        }, root),
+      );
+    }
   }
   const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1];
   const perSecond = (runs: Throughput[]) => median(runs.map((run) => run.writes / seconds));
   const cpuPerWrite = (runs: Throughput[]) => median(runs.map((run) => run.cpu / run.writes * 1e6));
-  console.log(
-    `  write throughput (16 closed-loop clients): no streams ${perSecond(none).toFixed(0)}/s, ` +
-      `1,000 idle streams ${perSecond(idle).toFixed(0)}/s (${
-        (perSecond(idle) / perSecond(none)).toFixed(2)
-      }×, ` +
-      `target ≥ 0.9×; rounds ${none.map((r) => Math.round(r.writes / seconds))} vs ${
-        idle.map((r) => Math.round(r.writes / seconds))
-      })`,
-  );
-  console.log(
-    `  server CPU per write: no streams ${cpuPerWrite(none).toFixed(0)} µs, 1,000 idle streams ` +
-      `${cpuPerWrite(idle).toFixed(0)} µs (${(cpuPerWrite(idle) / cpuPerWrite(none)).toFixed(2)}×)`,
-  );
+  for (const [i, root] of roots.entries()) {
+    const { none, idle } = runs[i];
+    if (roots.length > 1) console.log(`  ${root ?? "this checkout"}:`);
+    console.log(
+      `  write throughput (16 closed-loop clients): no streams ${perSecond(none).toFixed(0)}/s, ` +
+        `1,000 idle streams ${perSecond(idle).toFixed(0)}/s (${
+          (perSecond(idle) / perSecond(none)).toFixed(2)
+        }×, ` +
+        `target ≥ 0.9×; rounds ${none.map((r) => Math.round(r.writes / seconds))} vs ${
+          idle.map((r) => Math.round(r.writes / seconds))
+        })`,
+    );
+    console.log(
+      `  server CPU per write: no streams ${cpuPerWrite(none).toFixed(0)} µs, 1,000 idle streams ` +
+        `${cpuPerWrite(idle).toFixed(0)} µs (${
+          (cpuPerWrite(idle) / cpuPerWrite(none)).toFixed(2)
+        }×)`,
+    );
+  }
 }
 
 /** Writes done in a closed loop and the server CPU seconds they took. */
@@ -124,9 +168,10 @@ async function measured(
 
 async function withServer<T>(
   body: (url: string, cpu: () => Promise<number>) => Promise<T>,
+  root?: string,
 ): Promise<T> {
   const dataDir = await Deno.makeTempDir({ prefix: "sse-bench-" });
-  const server = spawnServer(dataDir, [], { LOG_LEVEL: "warn" });
+  const server = spawnServer(dataDir, [], { LOG_LEVEL: "warn" }, root);
   try {
     const url = (await server.waitFor("ready")).fields.url as string;
     const pid = (await server.waitFor("listening")).fields.pid as number;
