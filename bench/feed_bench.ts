@@ -15,10 +15,12 @@ export interface FeedBenchOptions {
   quick?: boolean;
   /** The parts that run (default all): one alone is quicker to iterate on. */
   parts?: readonly (typeof FEED_PARTS[number])[];
-  /** Rounds of the idle-stream throughput comparison. */
+  /** Rounds of the idle-stream throughput comparison and of each latency run. */
   rounds?: number;
-  /** Another checkout whose server runs the idle-stream comparison too (before a change). */
+  /** Another checkout whose server runs the SSE parts too (before a change). */
   beforeRoot?: string;
+  /** The stream counts of the latency part. */
+  streams?: number[];
 }
 
 /** Runs the parts asked for. */
@@ -31,6 +33,7 @@ export async function runFeedBench(options: FeedBenchOptions = {}): Promise<void
       parts: sse,
       rounds: options.rounds,
       beforeRoot: options.beforeRoot,
+      streams: options.streams,
     });
   }
   if (parts.includes("history")) await runFeedHistoryBench({ quick: options.quick });

@@ -48,9 +48,11 @@ const USAGE = `deno task bench [options]
                            webhook benchmark
   --webhooks-cpu-prof=DIR  profile the service under the webhook benchmark
   --feed-parts=latency,idle,history         parts of the feed benchmark (default all)
-  --feed-rounds=N          rounds of its write throughput with idle streams (default 3)
+  --feed-rounds=N          rounds of its write throughput with idle streams (default 3) and of
+                           its latency runs (default 1)
   --feed-before=DIR        also run the server of another checkout (before a change) in the same
-                           rounds of the write throughput with idle streams
+                           rounds of the write throughput with idle streams and of the latency
+  --feed-streams=N,N,...   the stream counts of its latency part (default 1,100,1000)
   --soak [--soak-minutes=N]                 only the soak (default 15 minutes)
   --help                   this text`;
 
@@ -77,6 +79,7 @@ const OPTIONS = {
   "feed-parts": { type: "string" },
   "feed-rounds": { type: "string" },
   "feed-before": { type: "string" },
+  "feed-streams": { type: "string" },
   soak: { type: "boolean", default: false },
   "soak-minutes": { type: "string" },
 } as const;
@@ -177,6 +180,7 @@ const BENCHES: { name: string; byDefault: boolean; run: () => Promise<unknown> }
         parts: feedParts as FeedPart[] | undefined,
         rounds: number(values["feed-rounds"]),
         beforeRoot: values["feed-before"],
+        streams: values["feed-streams"]?.split(",").map(Number),
       }),
   },
   { name: "postgres", byDefault: true, run: () => runPostgresBench({ quick: values.quick }) },

@@ -19,18 +19,25 @@ export interface SseBenchOptions {
   rate?: number;
   /** The parts that run (default both). */
   parts?: readonly (typeof SSE_PARTS[number])[];
-  /** Rounds of the idle-stream throughput comparison (default 3, 1 with quick). */
+  /**
+   * Rounds of the idle-stream throughput comparison (default 3, 1 with quick), and of each latency
+   * run (default 1).
+   */
   rounds?: number;
   /**
    * Another checkout (e.g. `git worktree add /tmp/before main`): its server runs the idle-stream
-   * throughput comparison too, in the same alternating rounds, so a change is measured before and
-   * after in one run.
+   * throughput comparison and the latency runs too, in the same alternating rounds, so a change is
+   * measured before and after in one run.
    */
   beforeRoot?: string;
+  /** The stream counts of the latency part (default 1, 100 and 1,000). */
+  streams?: number[];
 }
 
 /** Latency figures for one stream count. */
 interface LatencyRow {
+  /** The checkout whose server ran (undefined: this one). */
+  root?: string;
   streams: number;
   samples: number;
   p50: number;
@@ -40,6 +47,8 @@ interface LatencyRow {
   serverCpu: number;
   /** The stream client's CPU seconds per second. */
   clientCpu: number;
+  /** This process's CPU seconds per second: mostly the writes' HTTP client. */
+  writerCpu: number;
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -50,52 +59,87 @@ export async function runSseBench(options: SseBenchOptions = {}): Promise<void> 
   const parts = options.parts ?? SSE_PARTS;
   const seconds = options.quick ? 2 : 5;
   const token = await mintToken(SECRET);
-  if (parts.includes("latency")) await latency(token, options.rate ?? 500, seconds);
+  const before = options.beforeRoot?.replace(/\/?$/, "/");
+  const roots = before === undefined ? [undefined] : [before, undefined];
+  if (parts.includes("latency")) {
+    await latency(token, options.rate ?? 500, seconds, {
+      streams: options.streams ?? [1, 100, 1000],
+      // One run of each by default; more only when asked for.
+      rounds: options.rounds ?? 1,
+      roots,
+    });
+  }
   if (parts.includes("idle")) {
     const rounds = options.rounds ?? (options.quick ? 1 : 3);
     console.log(`\nServer-Sent Events: write throughput with 1,000 idle streams (target ≥ 0.9×)`);
-    const before = options.beforeRoot?.replace(/\/?$/, "/");
     await idle(token, seconds, rounds, before === undefined ? [undefined] : [undefined, before]);
   }
 }
 
-/** Commit-to-delivery latency with 1, 100 and 1,000 streams while writes arrive at `rate`. */
-async function latency(token: string, rate: number, seconds: number): Promise<void> {
+/**
+ * Commit-to-delivery latency with each count of streams while writes arrive at `rate`, `rounds`
+ * times, each checkout in `roots` (undefined: this one) in turn within a round.
+ */
+async function latency(
+  token: string,
+  rate: number,
+  seconds: number,
+  runs: { streams: number[]; rounds: number; roots: (string | undefined)[] },
+): Promise<void> {
   const rows: LatencyRow[] = [];
-  for (const streams of [1, 100, 1000]) {
-    rows.push(
-      await withServer(async (url, cpu) => {
-        const clients = await openStreams(url, token, streams, "");
-        const cpuBefore = await cpu();
-        const clientBefore = await cpuSeconds(clients.pid);
-        await paced(url, token, rate, seconds);
-        const serverCpu = (await cpu() - cpuBefore) / seconds;
-        const clientCpu = (await cpuSeconds(clients.pid) - clientBefore) / seconds;
-        // Let the last frames arrive.
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        const { latencies, ended } = await clients.finish();
-        const sorted = latencies.sort((a, b) => a - b);
-        return {
-          streams,
-          samples: sorted.length,
-          p50: percentile(sorted, 0.5),
-          p99: percentile(sorted, 0.99),
-          ended,
-          serverCpu,
-          clientCpu,
-        };
-      }),
-    );
+  for (let round = 0; round < runs.rounds; round++) {
+    for (const streams of runs.streams) {
+      for (const root of runs.roots) {
+        rows.push(await latencyRun(token, streams, rate, seconds, root));
+      }
+    }
   }
   console.log(`\nServer-Sent Events: ${rate} writes/s for ${seconds} s (target p99 ≤ 50 ms)`);
   for (const row of rows) {
     console.log(
-      `  ${row.streams} streams: delivery p50 ${row.p50} ms, p99 ${row.p99} ms ` +
-        `(CPU s/s: server ${row.serverCpu.toFixed(2)}, stream client ${
-          row.clientCpu.toFixed(2)
+      `  ${runs.roots.length > 1 ? `${row.root ?? "this checkout"}: ` : ""}${row.streams} ` +
+        `streams: delivery p50 ${row.p50} ms, p99 ${row.p99} ms (CPU s/s: server ${
+          row.serverCpu.toFixed(2)
+        }, stream client ${row.clientCpu.toFixed(2)}, writer ${
+          row.writerCpu.toFixed(2)
         }; ${row.samples} frames sampled${row.ended > 0 ? `, ${row.ended} streams ended` : ""})`,
     );
   }
+}
+
+/** One latency run: `streams` streams on a fresh server of `root` while writes arrive. */
+function latencyRun(
+  token: string,
+  streams: number,
+  rate: number,
+  seconds: number,
+  root: string | undefined,
+): Promise<LatencyRow> {
+  return withServer(async (url, cpu) => {
+    const clients = await openStreams(url, token, streams, "");
+    const cpuBefore = await cpu();
+    const clientBefore = await cpuSeconds(clients.pid);
+    const writerBefore = await cpuSeconds(Deno.pid);
+    await paced(url, token, rate, seconds);
+    const serverCpu = (await cpu() - cpuBefore) / seconds;
+    const clientCpu = (await cpuSeconds(clients.pid) - clientBefore) / seconds;
+    const writerCpu = (await cpuSeconds(Deno.pid) - writerBefore) / seconds;
+    // Let the last frames arrive.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const { latencies, ended } = await clients.finish();
+    const sorted = latencies.sort((a, b) => a - b);
+    return {
+      root,
+      streams,
+      samples: sorted.length,
+      p50: percentile(sorted, 0.5),
+      p99: percentile(sorted, 0.99),
+      ended,
+      serverCpu,
+      clientCpu,
+      writerCpu,
+    };
+  }, root);
 }
 
 /**
