@@ -23,7 +23,7 @@ import { runScaleBench } from "./http_scale.ts";
 import { runStartupBench } from "./startup_bench.ts";
 import { runSoak } from "./soak.ts";
 import { runWebhookBench } from "./webhook_bench.ts";
-import { runFeedBench } from "./feed_bench.ts";
+import { FEED_PARTS, runFeedBench } from "./feed_bench.ts";
 import { runPostgresBench } from "./postgres_bench.ts";
 import { runPostgresStartupBench } from "./postgres_startup_bench.ts";
 
@@ -47,6 +47,12 @@ const USAGE = `deno task bench [options]
   --webhooks-rounds=N --webhooks-latency-runs=N  off/on pairs (8) and paced runs (3) of the
                            webhook benchmark
   --webhooks-cpu-prof=DIR  profile the service under the webhook benchmark
+  --feed-parts=latency,idle,history         parts of the feed benchmark (default all)
+  --feed-rounds=N          rounds of its write throughput with idle streams (default 3) and of
+                           its latency runs (default 1)
+  --feed-before=DIR        also run the server of another checkout (before a change) in the same
+                           rounds of the write throughput with idle streams and of the latency
+  --feed-streams=N,N,...   the stream counts of its latency part (default 1,100,1000)
   --soak [--soak-minutes=N]                 only the soak (default 15 minutes)
   --help                   this text`;
 
@@ -70,6 +76,10 @@ const OPTIONS = {
   "webhooks-rounds": { type: "string" },
   "webhooks-latency-runs": { type: "string" },
   "webhooks-cpu-prof": { type: "string" },
+  "feed-parts": { type: "string" },
+  "feed-rounds": { type: "string" },
+  "feed-before": { type: "string" },
+  "feed-streams": { type: "string" },
   soak: { type: "boolean", default: false },
   "soak-minutes": { type: "string" },
 } as const;
@@ -101,6 +111,14 @@ const httpWorkloads = values["http-workloads"]?.split(",");
 for (const name of [...profiled ?? [], ...httpWorkloads ?? []]) {
   if (!(name in WORKLOAD_TITLES)) {
     throw new Error(`an HTTP workload "${name}" must be one of get,list,post,put`);
+  }
+}
+
+type FeedPart = typeof FEED_PARTS[number];
+const feedParts = values["feed-parts"]?.split(",");
+for (const name of feedParts ?? []) {
+  if (!FEED_PARTS.includes(name as FeedPart)) {
+    throw new Error(`a feed part "${name}" must be one of ${FEED_PARTS}`);
   }
 }
 
@@ -153,7 +171,18 @@ const BENCHES: { name: string; byDefault: boolean; run: () => Promise<unknown> }
         cpuProfDir: values["webhooks-cpu-prof"],
       }),
   },
-  { name: "feed", byDefault: true, run: () => runFeedBench({ quick: values.quick }) },
+  {
+    name: "feed",
+    byDefault: true,
+    run: () =>
+      runFeedBench({
+        quick: values.quick,
+        parts: feedParts as FeedPart[] | undefined,
+        rounds: number(values["feed-rounds"]),
+        beforeRoot: values["feed-before"],
+        streams: values["feed-streams"]?.split(",").map(Number),
+      }),
+  },
   { name: "postgres", byDefault: true, run: () => runPostgresBench({ quick: values.quick }) },
   {
     // Asked for by name only: needs PostgreSQL (BENCH_DATABASE_URL).

@@ -1,5 +1,5 @@
 /** The real server as a child process, with its JSON log lines timed as they arrive. */
-import { runArgs } from "../src/cli/server_command.ts";
+import { MAIN_MODULE, runArgs } from "../src/cli/server_command.ts";
 import { loadConfig } from "../src/config.ts";
 
 const REPO_ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
@@ -41,11 +41,13 @@ export interface ServerProcess {
 /**
  * Starts the server on dataDir as a user does, with `deno task start`; with `denoFlags` (e.g.
  * --cpu-prof, which a task cannot take) it runs the launcher's own `deno run` command line instead.
+ * `root` is the checkout whose server runs (another one measures a change before and after).
  */
 export function spawnServer(
   dataDir: string,
   denoFlags: string[] = [],
   extraEnv: Record<string, string> = {},
+  root = REPO_ROOT,
 ): ServerProcess {
   const spawnedAt = performance.now();
   const env = {
@@ -60,10 +62,13 @@ export function spawnServer(
     ...extraEnv,
   };
   const config = loadConfig((name) => env[name as keyof typeof env]);
-  const [run, ...rest] = runArgs(config, REPO_ROOT);
+  // The entry point too is the checkout's own.
+  const [run, ...rest] = runArgs(config, root).map((arg) =>
+    arg === MAIN_MODULE ? `${root}src/main.ts` : arg
+  );
   const child = new Deno.Command(Deno.execPath(), {
     args: denoFlags.length === 0 ? ["task", "start"] : [run, ...denoFlags, ...rest],
-    cwd: REPO_ROOT,
+    cwd: root,
     clearEnv: true,
     env,
     stdin: "null",

@@ -45,7 +45,7 @@ export class EventStreams {
     this.#store = store;
     this.#reader = reader;
     this.#options = { heartbeatMs: 15_000, stalledBeats: 4, coalesceMs: 10, ...options };
-    this.#fanOut = new HeadFanOut(store, reader, this.#options.coalesceMs);
+    this.#fanOut = new HeadFanOut(store, reader);
   }
 
   /** How many streams are open. */
