@@ -16,6 +16,14 @@ export { CorruptRecordError };
  * the event's data already serialised, so it is not serialised twice.
  */
 export function encodeEvent(event: StoredEvent, dataJson?: string): Uint8Array {
+  return encodeLine(eventText(event, dataJson));
+}
+
+/**
+ * An event's JSON text as its log line holds it, before the checksum (a LineArena or encodeLine
+ * adds that). `dataJson`, when given, is the event's data already serialised.
+ */
+export function eventText(event: StoredEvent, dataJson?: string): string {
   const head = JSON.stringify({
     seq: event.seq,
     type: event.type,
@@ -28,7 +36,7 @@ export function encodeEvent(event: StoredEvent, dataJson?: string): Uint8Array {
     request_hash: event.request_hash,
   });
   const data = dataJson ?? JSON.stringify(event.data);
-  return encodeLine(`${head.slice(0, -1)},"data":${data}}`);
+  return `${head.slice(0, -1)},"data":${data}}`;
 }
 
 /** Decodes one log line (without its newline), checking its checksum and shape. */
