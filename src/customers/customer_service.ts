@@ -393,7 +393,7 @@ export class CustomerService implements ReloadableSource {
    */
   #apply(event: Omit<StoredEvent, "data">, json: string | null, data?: Customer): void {
     if (event.seq <= this.#appliedSeq) return; // Applied already, by catchUp.
-    this.#projection.apply(event.id, json);
+    this.#projection.apply(event.id, json, data?.email);
     this.#appliedSeq = event.seq;
     if (event.type === "customer.created" && event.idempotency_key !== undefined) {
       const at = Date.parse(event.time);
