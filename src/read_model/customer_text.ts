@@ -30,11 +30,14 @@ export function customerText(customer: Customer): string {
 }
 
 /**
- * customerText, and the text kept for the next customerText call of the same object (a customer
- * object is never changed, so its text never goes stale): for a writer whose answer needs it too.
+ * The canonical text of a customer decide made, kept for the next customerText call of the same
+ * object (a customer object is never changed, so its text never goes stale): for a writer whose
+ * answer needs it too. decide builds a customer's members in the canonical order (and its address
+ * from the rules' own literal), so the text is made without inCanonicalOrder's copy;
+ * tests/read_model/customer_text_test.ts checks that of every kind of write.
  */
 export function keptCustomerText(customer: Customer): string {
-  const text = JSON.stringify(inCanonicalOrder(customer));
+  const text = JSON.stringify(customer);
   if (kept.size >= KEPT_MAX) kept.clear();
   kept.set(customer.id, { customer, text });
   return text;
