@@ -124,7 +124,10 @@ function updated(
 ): CustomerEvent | undefined {
   // No noise: a change to the same fields is no change (contract §8).
   if (sameValue(mutableFields(current), input)) return undefined;
-  assertEmailFree(state, input.email, current.id);
+  // A customer's own email is its own: only another email needs looking up.
+  if (emailKey(input.email) !== emailKey(current.email)) {
+    assertEmailFree(state, input.email, current.id);
+  }
   const version = current.version + 1;
   const time = context.now();
   const data = customer(current.id, input, current.created_at, time, version);
