@@ -370,7 +370,7 @@ export class CustomerService implements ReloadableSource {
     }
     // Serialised once: the log line, the read model and the response all use this text.
     const json = event.data === null ? undefined : keptCustomerText(event.data);
-    this.#pending.hold(event);
+    const holding = this.#pending.hold(event);
     try {
       const appended = await this.#store.append([newEvent(event, context, json, extra)], {
         expected: streamAt(event.id, event.version - 1),
@@ -383,7 +383,7 @@ export class CustomerService implements ReloadableSource {
       context.committedSeq = stored.seq;
       return event.data ?? undefined;
     } finally {
-      this.#pending.release(event);
+      this.#pending.release(holding);
     }
   }
 
