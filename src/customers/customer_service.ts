@@ -9,7 +9,13 @@ import {
 } from "../domain/errors.ts";
 import type { CustomerCommand } from "../domain/commands.ts";
 import type { CustomerEvent } from "../domain/events.ts";
-import type { EventMeta, EventStore, ReplayedEvent, StoredEvent } from "../store/event_store.ts";
+import type {
+  EventMeta,
+  EventStore,
+  NewEvent,
+  ReplayedEvent,
+  StoredEvent,
+} from "../store/event_store.ts";
 import type { ReloadableSource } from "../store/snapshot_source.ts";
 import {
   EmailInUseError,
@@ -18,7 +24,7 @@ import {
   LogTruncatedError,
 } from "../store/store_errors.ts";
 import { customerFacts } from "../read_model/customer_facts.ts";
-import { customerText } from "../read_model/customer_text.ts";
+import { keptCustomerText } from "../read_model/customer_text.ts";
 import type {
   CustomerProjection,
   CustomerRecord,
@@ -327,7 +333,7 @@ export class CustomerService implements ReloadableSource {
   async #commit(
     command: CustomerCommand,
     context: WriteContext,
-    extra: Partial<EventMeta> = {},
+    extra?: IdempotencyMeta,
   ): Promise<Customer | undefined> {
     for (let attempt = 1;; attempt++) {
       try {
@@ -349,7 +355,7 @@ export class CustomerService implements ReloadableSource {
   async #commitOnce(
     command: CustomerCommand,
     context: WriteContext,
-    extra: Partial<EventMeta>,
+    extra: IdempotencyMeta | undefined,
   ): Promise<Customer | undefined> {
     let event = decide(command, this.#pending, this.#context);
     if (event === undefined) {
@@ -362,14 +368,14 @@ export class CustomerService implements ReloadableSource {
       }
       event = forcedUpdate(this.#pending.get(id)!, this.#context.now());
     }
-    const meta: EventMeta = { actor: context.actor, request_id: context.requestId, ...extra };
     // Serialised once: the log line, the read model and the response all use this text.
-    const json = event.data === null ? undefined : customerText(event.data);
-    this.#pending.hold(event);
+    const json = event.data === null ? undefined : keptCustomerText(event.data);
+    const holding = this.#pending.hold(event);
     try {
-      const [stored] = await this.#store.append([{ ...event, ...meta, dataJson: json }], {
-        expected: { [event.id]: event.version - 1 },
+      const appended = await this.#store.append([newEvent(event, context, json, extra)], {
+        expected: streamAt(event.id, event.version - 1),
       });
+      const stored = appended[0];
       // Events of other writers before this one are applied first (read-your-writes, in order).
       if (stored.seq > this.#appliedSeq + 1) await this.catchUp();
       this.#apply(stored, json ?? null, event.data ?? undefined);
@@ -377,7 +383,7 @@ export class CustomerService implements ReloadableSource {
       context.committedSeq = stored.seq;
       return event.data ?? undefined;
     } finally {
-      this.#pending.release(event);
+      this.#pending.release(holding);
     }
   }
 
@@ -387,7 +393,7 @@ export class CustomerService implements ReloadableSource {
    */
   #apply(event: Omit<StoredEvent, "data">, json: string | null, data?: Customer): void {
     if (event.seq <= this.#appliedSeq) return; // Applied already, by catchUp.
-    this.#projection.apply(event.id, json);
+    this.#projection.apply(event.id, json, data?.email);
     this.#appliedSeq = event.seq;
     if (event.type === "customer.created" && event.idempotency_key !== undefined) {
       const at = Date.parse(event.time);
@@ -400,6 +406,46 @@ export class CustomerService implements ReloadableSource {
       });
     }
   }
+}
+
+/** The metadata of a create that carried an idempotency key. */
+type IdempotencyMeta = Required<Pick<EventMeta, "idempotency_key" | "request_hash">>;
+
+/**
+ * The event to append: the decided event, who wrote it, and its data's text. Spelled out: two
+ * spreads (as before) copied the event through the engine's slow generic path on every write.
+ */
+function newEvent(
+  event: CustomerEvent,
+  context: WriteContext,
+  dataJson: string | undefined,
+  extra: IdempotencyMeta | undefined,
+): NewEvent {
+  const next = {
+    type: event.type,
+    id: event.id,
+    version: event.version,
+    time: event.time,
+    data: event.data,
+    actor: context.actor,
+    request_id: context.requestId,
+    dataJson,
+  } as NewEvent;
+  if (extra !== undefined) {
+    next.idempotency_key = extra.idempotency_key;
+    next.request_hash = extra.request_hash;
+  }
+  return next;
+}
+
+/**
+ * `{ [id]: version }`, an append's expected version, made a dictionary from the start: a literal
+ * with a new key per write (as before) made the engine a new hidden class per customer id.
+ */
+function streamAt(id: string, version: number): Record<string, number> {
+  const expected: Record<string, number> = Object.create(null);
+  expected[id] = version;
+  return expected;
 }
 
 /** The clock's time as RFC 3339 text; writes in the same millisecond share one formatting. */

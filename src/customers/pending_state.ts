@@ -2,7 +2,9 @@ import { type Customer, emailKey } from "../domain/customer.ts";
 import type { CustomerState } from "../domain/decide.ts";
 import type { CustomerEvent } from "../domain/events.ts";
 
+/** A value held under a key by `count` events in flight. */
 interface Held<T> {
+  key: string;
   value: T;
   count: number;
 }
@@ -32,29 +34,41 @@ export class PendingState implements CustomerState {
     return this.#emails.get(key)?.value ?? this.#base.emailOwner(key);
   }
 
-  /** Holds a decided event until release; an email it frees stays taken until it is durable. */
-  hold(event: CustomerEvent): void {
-    hold(this.#customers, event.id, event.data ?? undefined);
-    if (event.data !== null) hold(this.#emails, emailKey(event.data.email), event.id);
+  /**
+   * Holds a decided event until release; an email it frees stays taken until it is durable.
+   * Returns what it holds, for release: no lookup and no email key again.
+   */
+  hold(event: CustomerEvent): Holding {
+    const customer = hold(this.#customers, event.id, event.data ?? undefined);
+    const email = event.data === null
+      ? undefined
+      : hold(this.#emails, emailKey(event.data.email), event.id);
+    return { customer, email };
   }
 
-  /** Releases an event held earlier, once it is durable (and applied to the base) or has failed. */
-  release(event: CustomerEvent): void {
-    release(this.#customers, event.id);
-    if (event.data !== null) release(this.#emails, emailKey(event.data.email));
+  /** Releases what hold held, once the event is durable (and applied to the base) or failed. */
+  release(holding: Holding): void {
+    release(this.#customers, holding.customer);
+    if (holding.email !== undefined) release(this.#emails, holding.email);
   }
 }
 
-function hold<T>(map: Map<string, Held<T>>, key: string, value: T): void {
-  const held = map.get(key);
-  if (held === undefined) map.set(key, { value, count: 1 });
+/** What hold took for one event: its customer's entry and, unless a delete, its email's. */
+export interface Holding {
+  customer: Held<Customer | undefined>;
+  email: Held<string> | undefined;
+}
+
+function hold<T>(map: Map<string, Held<T>>, key: string, value: T): Held<T> {
+  let held = map.get(key);
+  if (held === undefined) map.set(key, held = { key, value, count: 1 });
   else {
     held.value = value;
     held.count++;
   }
+  return held;
 }
 
-function release<T>(map: Map<string, Held<T>>, key: string): void {
-  const held = map.get(key)!;
-  if (--held.count === 0) map.delete(key);
+function release<T>(map: Map<string, Held<T>>, held: Held<T>): void {
+  if (--held.count === 0) map.delete(held.key);
 }

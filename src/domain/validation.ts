@@ -183,7 +183,7 @@ function parseMetadata(
       detail: `must have at most ${LIMITS.metadataKeysMax} keys`,
     });
   }
-  const entries: [string, string][] = [];
+  const metadata: Record<string, string> = {};
   for (const key of keys) {
     if (hasLoneSurrogate(key)) metadataViolation(violations, key, `key ${LONE_SURROGATE}`);
     else if (key.length === 0 || longerThan(key, LIMITS.metadataKeyMax)) {
@@ -196,12 +196,19 @@ function parseMetadata(
     } else if (hasLoneSurrogate(entry)) metadataViolation(violations, key, LONE_SURROGATE);
     else if (longerThan(entry, LIMITS.metadataValueMax)) {
       metadataViolation(violations, key, `must be at most ${LIMITS.metadataValueMax} characters`);
+    } else if (key === "__proto__") {
+      // Defined, not assigned: an assignment would set the object's prototype instead.
+      Object.defineProperty(metadata, key, {
+        value: entry,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     } else {
-      entries.push([key, entry]);
+      metadata[key] = entry;
     }
   }
-  // fromEntries defines own properties, so a "__proto__" key stays plain data.
-  return Object.fromEntries(entries);
+  return metadata;
 }
 
 function metadataViolation(violations: Violation[], key: string, detail: string): void {

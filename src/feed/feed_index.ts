@@ -36,6 +36,9 @@ export class FeedIndex {
   /** Deletes in seq order; those before #taken were handed out by takeErased. */
   #deletes: PendingDelete[] = [];
   #taken = 0;
+  /** The time text #secondsOf parsed last, and its seconds. */
+  #lastTime = "";
+  #lastSeconds = 0;
   /** Resolves once the index covers the log as it was when built. */
   readonly ready: Promise<void>;
 
@@ -141,14 +144,27 @@ export class FeedIndex {
       grown.set(this.#times);
       this.#times = grown;
     }
-    const seconds = Math.floor(Date.parse(event.time) / 1000);
+    const seconds = this.#secondsOf(event.time);
     // Erased seqs take their successor's time, so times stay ordered for the binary search.
-    this.#times.fill(seconds, this.#indexed, event.seq);
+    if (event.seq === this.#indexed + 1) this.#times[this.#indexed] = seconds;
+    else this.#times.fill(seconds, this.#indexed, event.seq);
     this.#indexed = event.seq;
     const seqs = this.#seqsOf.get(event.id);
     if (seqs === undefined) this.#seqsOf.set(event.id, event.seq);
     else if (typeof seqs === "number") this.#seqsOf.set(event.id, [seqs, event.seq]);
     else seqs.push(event.seq);
     if (event.type === "customer.deleted") this.#deletes.push({ seq: event.seq, id: event.id });
+  }
+
+  /**
+   * An event time's whole seconds since the epoch. Writes in one millisecond share one time text
+   * (the service formats the clock once per millisecond), so the last one parsed is kept.
+   */
+  #secondsOf(time: string): number {
+    if (time !== this.#lastTime) {
+      this.#lastTime = time;
+      this.#lastSeconds = Math.floor(Date.parse(time) / 1000);
+    }
+    return this.#lastSeconds;
   }
 }

@@ -49,8 +49,10 @@ export class StreamVersions {
 
   /** Records that an event is durable. */
   noteDurable(id: string, version: number, seq: number): void {
-    if (this.#pending.get(id)?.seq === seq) this.#pending.delete(id);
-    this.#durable.set(id, { version, seq });
+    // The queued event's own record moves over: no new one per event.
+    const pending = this.#pending.get(id);
+    if (pending?.seq === seq) this.#pending.delete(id);
+    this.#durable.set(id, pending?.seq === seq ? pending : { version, seq });
     // Bounded: entries the source has applied are dropped once there are many.
     if (this.#source !== undefined && this.#durable.size > 4096) {
       const applied = this.#source.appliedSeq;
@@ -79,7 +81,7 @@ export class StreamVersions {
   check(options: AppendOptions | undefined): void {
     const expected = options?.expected;
     if (expected === undefined) return;
-    for (const id in expected) {
+    for (const id of Object.keys(expected)) {
       const actual = this.current(id);
       if (actual !== expected[id]) throw new ExpectedVersionConflictError(id, expected[id], actual);
     }

@@ -207,6 +207,18 @@ Deno.test("replace keeping the customer's own email, even in another case, is al
   }
 });
 
+Deno.test("replace or patch keeping the customer's own email does not look the email up", () => {
+  const state = stateOf(ada());
+  const noLookup = { ...state, emailOwner: () => assert.fail("the own email was looked up") };
+  const commands: CustomerCommand[] = [
+    { type: "ReplaceCustomer", id: ADA_ID, body: { name: "Ada", email: "ADA@example.com" } },
+    { type: "PatchCustomer", id: ADA_ID, patch: { name: "Ada" } },
+  ];
+  for (const command of commands) {
+    assert.equal(decide(command, noLookup, fixedContext())!.type, "customer.updated");
+  }
+});
+
 Deno.test("replace with another live customer's email throws EmailTakenError", () => {
   const error = decideError(
     { type: "ReplaceCustomer", id: ADA_ID, body: { name: "Ada", email: "Grace@Example.com" } },

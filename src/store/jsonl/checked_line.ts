@@ -1,8 +1,12 @@
 import { crc32 } from "node:zlib";
+import { concat } from "../../lib/bytes.ts";
 import { decodeUtf8 } from "../../lib/utf8.ts";
 
 const encoder = new TextEncoder();
 const CLOSE_BRACE = encoder.encode("}");
+const SUFFIX_HEAD = encoder.encode(',"crc":"');
+/** The checksum's digits: lower-case hex, as every line writes them. */
+const HEX_DIGITS = encoder.encode("0123456789abcdef");
 /** Every line ends with `,"crc":"xxxxxxxx"}`: the CRC-32 of the line as if that member were absent. */
 const CRC_SUFFIX_LENGTH = ',"crc":"00000000"}'.length;
 
@@ -41,25 +45,88 @@ export class LineBuffer {
 
   /** Adds the line of a JSON object's text. */
   add(json: string): void {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit; the suffix replaces the closing brace.
-    const needed = this.#length + json.length * 3 + CRC_SUFFIX_LENGTH + 1;
+    const needed = this.#length + lineRoom(json);
     if (needed > this.#bytes.length) {
       const grown = new Uint8Array(Math.max(needed, this.#bytes.length * 2));
       grown.set(this.bytes);
       this.#bytes = grown;
     }
-    const start = this.#length;
-    const { written } = encoder.encodeInto(json, this.#bytes.subarray(start));
-    const crc = crc32(this.#bytes.subarray(start, start + written)).toString(16).padStart(8, "0");
-    const end = start + written - 1; // the closing brace
-    const suffix = encoder.encodeInto(`,"crc":"${crc}"}\n`, this.#bytes.subarray(end));
-    this.#length = end + suffix.written;
+    this.#length = encodeLineInto(json, this.#bytes, this.#length);
   }
 
   /** Forgets the lines added, keeping the buffer. */
   clear(): void {
     this.#length = 0;
   }
+}
+
+/**
+ * Self-checking lines (what encodeLine makes, byte for byte) encoded one after another into large
+ * arrays that are never reused, for the log's writer: each line is a view that stays valid as
+ * long as it is kept, lines encoded in a row sit next to each other (so a group commit writes
+ * them as one view, joinAdjacent, instead of copying them into a new array), and no array is
+ * made per line. An array per line (off the JavaScript heap once over 64 bytes) cost an
+ * allocation, a copy into the batch and the collector's work to free it.
+ */
+export class LineArena {
+  #slab = new Uint8Array(ARENA_SLAB_BYTES);
+  #end = 0;
+
+  /** Encodes a JSON object's text as a line (newline included); returns a view of its bytes. */
+  add(json: string): Uint8Array {
+    const room = lineRoom(json);
+    if (this.#end + room > this.#slab.length) {
+      // The old array lives on as long as a line in it is kept.
+      this.#slab = new Uint8Array(Math.max(ARENA_SLAB_BYTES, room));
+      this.#end = 0;
+    }
+    const start = this.#end;
+    this.#end = encodeLineInto(json, this.#slab, start);
+    return this.#slab.subarray(start, this.#end);
+  }
+}
+
+/** The size of each of a LineArena's arrays: room for about 150 events of a few hundred bytes. */
+const ARENA_SLAB_BYTES = 64 * 1024;
+
+/**
+ * Byte views one after another as one: a view spanning them when they are adjacent in one array
+ * (lines a LineArena encoded in a row, the usual batch), else a copy of them joined.
+ */
+export function joinAdjacent(parts: readonly Uint8Array[]): Uint8Array {
+  const first = parts[0];
+  let end = first.byteOffset + first.length;
+  for (let i = 1; i < parts.length; i++) {
+    const part = parts[i];
+    if (part.buffer !== first.buffer || part.byteOffset !== end) return concat(parts);
+    end += part.length;
+  }
+  return parts.length === 1
+    ? first
+    : new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset);
+}
+
+/** The most bytes the line of a JSON text can take: 3 per UTF-16 unit, the suffix for the brace. */
+function lineRoom(json: string): number {
+  return json.length * 3 + CRC_SUFFIX_LENGTH;
+}
+
+/**
+ * Encodes a JSON object's text as a line into `bytes` at `start`, which has lineRoom for it;
+ * returns where the line ends. The text is encoded once, in place, and the checksum taken over
+ * those bytes; its digits are written byte by byte (no string made for them).
+ */
+function encodeLineInto(json: string, bytes: Uint8Array, start: number): number {
+  const { written } = encoder.encodeInto(json, bytes.subarray(start));
+  const crc = crc32(bytes.subarray(start, start + written));
+  let at = start + written - 1; // the closing brace: the suffix takes its place
+  bytes.set(SUFFIX_HEAD, at);
+  at += SUFFIX_HEAD.length;
+  for (let shift = 28; shift >= 0; shift -= 4) bytes[at++] = HEX_DIGITS[(crc >>> shift) & 0xf];
+  bytes[at++] = 0x22; // "
+  bytes[at++] = 0x7d; // }
+  bytes[at++] = 0x0a; // the newline
+  return at;
 }
 
 /**
@@ -243,8 +310,6 @@ function parseObject(text: string): Record<string, unknown> {
   }
   return record as Record<string, unknown>;
 }
-
-const SUFFIX_HEAD = encoder.encode(',"crc":"');
 
 /** The checksum in a line's `,"crc":"xxxxxxxx"}` suffix starting at `at`, or -1 if malformed. */
 function checksumOf(line: Uint8Array, at: number): number {

@@ -40,9 +40,12 @@ export function decodeSegmentHeader(line: Uint8Array): SegmentHeader {
   return { format, unsyncedMaxBytes: bound as number };
 }
 
-/** The line that ends a group commit whose last event is `lastSeq`. */
-export function encodeCommitLine(lastSeq: number): Uint8Array {
-  return encodeLine({ commit: lastSeq });
+/**
+ * The JSON text of the line that ends a group commit whose last event is `lastSeq`, before its
+ * checksum (the writer's LineArena adds that).
+ */
+export function commitText(lastSeq: number): string {
+  return `{"commit":${lastSeq}}`;
 }
 
 /** True for an intact commit line (without newline); a damaged one is damage like any record. */

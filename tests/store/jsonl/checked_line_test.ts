@@ -3,6 +3,8 @@ import {
   CorruptRecordError,
   decodeLine,
   encodeLine,
+  joinAdjacent,
+  LineArena,
   LineBuffer,
   splitLine,
   splitLineText,
@@ -24,6 +26,24 @@ Deno.test("LineBuffer writes what encodeLine writes, byte for byte, across a gro
   lines.clear();
   lines.add(records[0]);
   assert.deepEqual(lines.bytes, encodeLine(records[0]));
+});
+
+Deno.test("LineArena writes what encodeLine writes; lines added in a row join without a copy", () => {
+  const arena = new LineArena();
+  const big = `{"kind":"customer","data":{"name":"${"é".repeat(40_000)}"}}`;
+  const lines = [...records, big, ...records].map((record) => arena.add(record));
+  assert.deepEqual(lines, [...records, big, ...records].map((r) => encodeLine(r)));
+  // The big line does not fit in the first array: the lines after it start a new one.
+  const before = joinAdjacent(lines.slice(0, 4));
+  assert.equal(before.buffer, lines[0].buffer);
+  assert.deepEqual(before, new Uint8Array(lines.slice(0, 4).flatMap((line) => [...line])));
+  const across = joinAdjacent(lines);
+  assert.notEqual(across.buffer, lines[0].buffer);
+  assert.deepEqual(across, new Uint8Array(lines.flatMap((line) => [...line])));
+  // A line keeps its bytes while later lines fill and replace the array.
+  const kept = lines[0].slice();
+  for (let i = 0; i < 1000; i++) arena.add(records[1]);
+  assert.deepEqual(lines[0], kept);
 });
 
 Deno.test("splitLineText reuses the previous head only when its bytes are the same", () => {

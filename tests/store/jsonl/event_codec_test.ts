@@ -4,6 +4,7 @@ import {
   decodeEvent,
   decodeReplayed,
   encodeEvent,
+  eventText,
 } from "../../../src/store/jsonl/event_codec.ts";
 import type { StoredEvent } from "../../../src/store/event_store.ts";
 
@@ -74,6 +75,23 @@ function assertCorrupt(line: Uint8Array, reason: RegExp, note?: string): void {
     note,
   );
 }
+
+Deno.test("eventText is what JSON.stringify makes of the envelope in log order, then the data", () => {
+  const events = [
+    createdEvent(),
+    createdEvent({ idempotency_key: undefined, request_hash: undefined }),
+    createdEvent({ actor: 'Jürgen "J" \\ 🎉', request_id: "tab\there\u2028" }),
+    createdEvent({ type: "customer.deleted", version: 3, data: null, idempotency_key: undefined }),
+  ];
+  for (const event of events) {
+    const { seq, type, id, version, time, actor, request_id, idempotency_key, request_hash } =
+      event;
+    const envelope = { seq, type, id, version, time, actor, request_id, idempotency_key };
+    const expected = JSON.stringify({ ...envelope, request_hash, data: event.data });
+    assert.equal(eventText(event), expected);
+    assert.equal(eventText(event, JSON.stringify(event.data)), expected);
+  }
+});
 
 Deno.test("an encoded event decodes to an identical event, non-ASCII data included", () => {
   const event = createdEvent();
