@@ -53,7 +53,10 @@ export class RecentEvents {
       }
       return events;
     }
-    const hit = this.#events.slice(firstAfter(this.#events, afterSeq)).slice(0, limit);
+    // One copy of at most `limit` events, not of the whole tail: a reader far behind the head
+    // copied up to the whole cache for each page.
+    const start = firstAfter(this.#events, afterSeq);
+    const hit = this.#events.slice(start, start + limit);
     // Nothing durable past the cached range: no file is opened (the common case at the head).
     if (hit.length === limit || this.#to >= this.#store.lastSeq) return hit;
     const to = this.#to;
