@@ -1,6 +1,6 @@
 import type { EventStore, ReplayedEvent } from "../store/event_store.ts";
 
-/** How many of the newest events read are kept. */
+/** How many of the newest events read are kept (up to a quarter more until they are dropped). */
 export const RECENT_CAPACITY = 8192;
 /** Readers at the head share one read of at least this many events. */
 const SHARED_READ = 500;
@@ -53,7 +53,10 @@ export class RecentEvents {
       }
       return events;
     }
-    const hit = this.#events.slice(firstAfter(this.#events, afterSeq)).slice(0, limit);
+    // One copy of at most `limit` events, not of the whole tail: a reader far behind the head
+    // copied up to the whole cache for each page.
+    const start = firstAfter(this.#events, afterSeq);
+    const hit = this.#events.slice(start, start + limit);
     // Nothing durable past the cached range: no file is opened (the common case at the head).
     if (hit.length === limit || this.#to >= this.#store.lastSeq) return hit;
     const to = this.#to;
@@ -124,9 +127,13 @@ export class RecentEvents {
     this.#trim();
   }
 
-  /** Drops the oldest events beyond the capacity. */
+  /**
+   * Drops the oldest events beyond the capacity, once a slack of a quarter of it has gathered: at
+   * a full cache, dropping one event per commit moved the whole array each time (21 µs per write
+   * with 1,000 idle streams, a sixth of the server's CPU per write).
+   */
   #trim(): void {
-    if (this.#events.length > this.#capacity) {
+    if (this.#events.length > this.#capacity + (this.#capacity >> 2)) {
       const dropped = this.#events.splice(0, this.#events.length - this.#capacity);
       this.#from = dropped.at(-1)!.seq;
     }

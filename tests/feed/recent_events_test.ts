@@ -97,6 +97,23 @@ Deno.test("the cache keeps at most its capacity, and older reads go to the store
   assert.deepEqual(await recent.readFrom(7, 10), await store.readFrom(7, 10));
 });
 
+Deno.test("events added one by one past the capacity keep every answer equal to the store's", async () => {
+  const { store, reads } = await countingStore();
+  await store.append([created("c0")]);
+  const recent = new RecentEvents(store, 4);
+  await recent.readFrom(0, 10);
+  for (let i = 1; i < 20; i++) {
+    const [event] = await store.append([created(`c${i}`)]);
+    recent.add((await store.readFrom(event.seq - 1, 1))[0]);
+  }
+  const before = reads.count;
+  assert.deepEqual((await recent.readFrom(16, 10)).map((e) => e.id), ["c16", "c17", "c18", "c19"]);
+  assert.equal(reads.count - before, 0, "the newest capacity events come from memory");
+  for (let after = 0; after < 20; after++) {
+    assert.deepEqual(await recent.readFrom(after, 3), await store.readFrom(after, 3));
+  }
+});
+
 Deno.test("readers waiting at the head for the same new events share one read of the log", async () => {
   const { store, reads } = await countingStore();
   await store.append([created("a")]);
