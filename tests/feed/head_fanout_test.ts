@@ -1,5 +1,6 @@
 /** The shared head reader: streams ahead of it join and get each later event once, in order. */
 import assert from "node:assert/strict";
+import { EventStreams } from "../../src/feed/event_stream.ts";
 import { FeedIndex } from "../../src/feed/feed_index.ts";
 import { FeedReader, type PageRequest } from "../../src/feed/feed_reader.ts";
 import { HeadFanOut, type HeadSubscriber } from "../../src/feed/head_fanout.ts";
@@ -187,4 +188,53 @@ Deno.test("streams at and ahead of the head reader each get every later event on
     assert.deepEqual(seqs, range(sub.position + 1, store.lastSeq), `joined at ${sub.position}`);
   }
   fanOut.close();
+});
+
+/** A feed reader that counts the pages streams read by themselves (the head reader's are larger). */
+class CountingReader extends FeedReader {
+  streamReads = 0;
+
+  override read(request: PageRequest) {
+    if (request.limit <= 100) this.streamReads++;
+    return super.read(request);
+  }
+}
+
+/** The seqs of the event frames a stream sends until it ends. */
+async function streamSeqs(body: ReadableStream<Uint8Array>): Promise<number[]> {
+  let text = "";
+  for await (const part of body.pipeThrough(new TextDecoderStream())) text += part;
+  return [...text.matchAll(/^id: (\d+)\nevent: customer/gm)].map((match) => +match[1]);
+}
+
+Deno.test("streams opened while writes flow join the head reader instead of reading each commit", async () => {
+  const store = new MemoryEventStore();
+  await store.replay(() => {});
+  const reader = new CountingReader(store, new FeedIndex(store), 86_400_000);
+  const streams = new EventStreams(store, reader, { maxStreams: 100 });
+  let writing = true;
+  const writer = (async () => {
+    while (writing) {
+      await write(store, 1);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  })();
+  const stop = new AbortController();
+  const opened: { after: number; seqs: Promise<number[]> }[] = [];
+  for (let i = 0; i < 40; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 7));
+    const after = store.lastSeq;
+    const body = streams.open({ after, limit: 100, types: new Set() }, stop.signal);
+    opened.push({ after, seqs: streamSeqs(body) });
+  }
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  writing = false;
+  await writer;
+  const last = store.lastSeq;
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  streams.closeAll();
+  for (const { after, seqs } of opened) assert.deepEqual(await seqs, range(after + 1, last));
+  // One catch-up read each, and a few more when the head reader was ahead at the join; refused
+  // joins read once per commit (hundreds here).
+  assert.ok(reader.streamReads < 3 * opened.length, `${reader.streamReads} stream reads`);
 });
