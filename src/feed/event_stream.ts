@@ -1,7 +1,7 @@
 import type { EventStore } from "../store/event_store.ts";
 import { TooManyStreamsError } from "./feed_errors.ts";
 import type { FeedReader, PageRequest } from "./feed_reader.ts";
-import { HeadFanOut } from "./head_fanout.ts";
+import { HeadFanOut, type HeadSubscriber } from "./head_fanout.ts";
 import { bookmarkFrame, framesChunk, HEARTBEAT_FRAME } from "./sse_frames.ts";
 
 /** How streams behave; the intervals are injectable so tests can shorten them. */
@@ -18,11 +18,14 @@ export interface StreamOptions {
 
 const encoder = new TextEncoder();
 
-/** Where a stream is: read up to `position` (the head reader's while `atHead`), sent up to `sent`. */
+/**
+ * Where a stream is: read up to `position` (while `atHead`, where it joined the head reader,
+ * which hands it everything up to `head`), sent up to `sent`.
+ */
 interface Cursor {
   position: number;
   sent: number;
-  atHead: boolean;
+  atHead?: HeadSubscriber;
 }
 
 /** Chunks (each one page of at most PAGE events) queued per stream before the log is read again. */
@@ -59,10 +62,14 @@ export class EventStreams {
     for (const stream of this.#open) stream.abort();
   }
 
+  /** The position a stream has read up to, or been handed up to by the head reader. */
+  #position(cursor: Cursor): number {
+    return cursor.atHead === undefined ? cursor.position : this.#fanOut.positionOf(cursor.atHead);
+  }
+
   /**
    * Subscribes a caught-up stream to the head reader; resolves true once it leaves again (no
-   * room, or closed), false at once when it is not at the head. While subscribed, the stream's
-   * position is the head reader's.
+   * room, or closed), false at once when it is behind the head reader.
    */
   #atHead(
     request: PageRequest,
@@ -73,28 +80,29 @@ export class EventStreams {
     return new Promise((resolve) => {
       const leave = () => {
         stop.removeEventListener("abort", closed);
-        cursor.position = this.#fanOut.head;
-        cursor.atHead = false;
+        cursor.position = this.#position(cursor);
+        cursor.atHead = undefined;
         resolve(true);
       };
       const closed = () => {
         this.#fanOut.leave(subscriber);
         leave();
       };
-      const subscriber = {
+      const subscriber: HeadSubscriber = {
         request,
+        position: cursor.position,
         deliver: (chunk: Uint8Array) => {
           if (stop.aborted) return false;
           controller.enqueue(chunk);
-          cursor.sent = this.#fanOut.head;
+          cursor.sent = this.#position(cursor);
           if ((controller.desiredSize ?? 0) > 0) return true;
           leave();
           return false;
         },
         release: leave,
       };
-      if (!this.#fanOut.join(subscriber, cursor.position)) return resolve(false);
-      cursor.atHead = true;
+      if (!this.#fanOut.join(subscriber)) return resolve(false);
+      cursor.atHead = subscriber;
       stop.addEventListener("abort", closed, { once: true });
     });
   }
@@ -106,7 +114,7 @@ export class EventStreams {
     }
     const stop = new AbortController();
     this.#open.add(stop);
-    const cursor: Cursor = { position: request.after, sent: request.after, atHead: false };
+    const cursor: Cursor = { position: request.after, sent: request.after };
     let stalled = 0;
     let timer: ReturnType<typeof setInterval> | undefined;
     const finish = () => {
@@ -133,7 +141,7 @@ export class EventStreams {
           }
           stalled = 0;
           // A bookmark doubles as the heartbeat when filters skipped events since the last frame.
-          const position = cursor.atHead ? this.#fanOut.head : cursor.position;
+          const position = this.#position(cursor);
           const frame = position > cursor.sent ? bookmarkFrame(position) : HEARTBEAT_FRAME;
           cursor.sent = position;
           controller.enqueue(encoder.encode(frame));

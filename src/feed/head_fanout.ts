@@ -7,8 +7,14 @@ export interface HeadSubscriber {
   /** Its filters: subscribers with the same ones share one chunk per commit batch. */
   readonly request: PageRequest;
   /**
+   * The position it joined at. A stream that read to the store's head itself can be ahead of the
+   * head reader (which batches commits): it is then handed only the events after this position.
+   */
+  readonly position: number;
+  /**
    * Takes the frames of the new events its filters let through, read and encoded once for every
-   * subscriber; returns false to leave (its consumer has no room: it catches up by itself).
+   * subscriber (only the part after its own position while it is ahead); returns false to leave
+   * (its consumer has no room: it catches up by itself).
    */
   deliver(chunk: Uint8Array): boolean;
   /** The head reader stopped: the stream reads by itself again. */
@@ -44,19 +50,32 @@ export class HeadFanOut {
     this.#reader = reader;
   }
 
-  /** The position every subscriber has read up to (filtered-out events included). */
+  /** The position the head reader has read up to (filtered-out events included). */
   get head(): number {
     return this.#head;
   }
 
-  /** Subscribes a stream whose position is `position`; false when that is not the head. */
-  join(subscriber: HeadSubscriber, position: number): boolean {
+  /**
+   * The position a subscriber has been handed everything up to: the head reader's, or its own
+   * while it is still ahead. It never goes back, so neither do its bookmarks.
+   */
+  positionOf(subscriber: HeadSubscriber): number {
+    return Math.max(this.#head, subscriber.position);
+  }
+
+  /**
+   * Subscribes a stream at `subscriber.position`; false when that is behind the head reader (it
+   * reads by itself up to the head first). A stream ahead joins too: under steady writes the
+   * head reader trails the newest commit by up to its batching interval, and a stream that
+   * opened or caught up meanwhile would otherwise read the log by itself on every commit.
+   */
+  join(subscriber: HeadSubscriber): boolean {
     if (!this.#running) {
-      this.#head = position;
+      this.#head = subscriber.position;
       this.#running = true;
       this.#run();
     }
-    if (position !== this.#head) return false;
+    if (subscriber.position < this.#head) return false;
     const key = filterKey(subscriber.request);
     const group = this.#groups.get(key);
     if (group === undefined) this.#groups.set(key, new Set([subscriber]));
@@ -90,8 +109,9 @@ export class HeadFanOut {
           limit: HEAD_PAGE,
           types: new Set(),
         });
+        const after = this.#head;
         this.#head = page.lastSeq;
-        for (const [key, group] of this.#groups) this.#push(key, group, page.events);
+        for (const [key, group] of this.#groups) this.#push(key, group, page.events, after);
         if (this.#groups.size === 0) return;
       }
     } catch {
@@ -123,15 +143,28 @@ export class HeadFanOut {
     return Math.min(MAX_INTERVAL_MS, streams / STREAMS_PER_MS);
   }
 
-  /** Encodes what one filter group wants once, and pushes it into each of its streams. */
-  #push(key: string, group: Set<HeadSubscriber>, events: readonly ReplayedEvent[]): void {
+  /**
+   * Encodes what one filter group wants from the events after `after` once, and pushes it into
+   * each of its streams; a stream still ahead of `after` gets only the events after its own
+   * position, encoded for it alone (it is rare, and usually lasts one batch).
+   */
+  #push(
+    key: string,
+    group: Set<HeadSubscriber>,
+    events: readonly ReplayedEvent[],
+    after: number,
+  ): void {
     const [first] = group;
-    const chunk = framesChunk(
-      key === UNFILTERED ? events : events.filter((event) => matches(first.request, event)),
-    );
+    const wanted = key === UNFILTERED
+      ? events
+      : events.filter((event) => matches(first.request, event));
+    const chunk = framesChunk(wanted);
     if (chunk === undefined) return;
     for (const subscriber of group) {
-      if (!subscriber.deliver(chunk)) group.delete(subscriber);
+      const own = subscriber.position > after
+        ? framesChunk(wanted.filter((event) => event.seq > subscriber.position))
+        : chunk;
+      if (own !== undefined && !subscriber.deliver(own)) group.delete(subscriber);
     }
     if (group.size === 0) this.#groups.delete(key);
   }
