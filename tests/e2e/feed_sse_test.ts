@@ -81,7 +81,9 @@ Deno.test("after kill -9 during writes, a stream resumed with Last-Event-ID miss
       for (const event of page.body.data) all.add(event.customer_id);
       [after, more] = [page.body.last_seq, page.body.has_more];
     }
-    assert.ok(acknowledged.size >= 20);
+    // 20 events were durable when the stream showed them; each of the 8 writers may have lost the
+    // answer of its one request in flight to the kill, so at least 12 were acknowledged.
+    assert.ok(acknowledged.size >= 20 - writers.length, `${acknowledged.size} acknowledged`);
     for (const id of acknowledged) assert.ok(all.has(id), `acknowledged ${id} is in the feed`);
     for (const id of ids) assert.ok(all.has(id));
     await resumed.close();
