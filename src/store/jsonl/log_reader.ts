@@ -18,7 +18,7 @@ export interface DurablePosition {
   activePath?: string;
 }
 
-/** Where the previous read stopped, so paging on from it does not read the segment again. */
+/** Where a read stopped, so paging on from it does not read the segment again. */
 interface Cursor {
   path: string;
   /** The file's inode: a compacted segment rewritten since is another file, read from its start. */
@@ -28,13 +28,22 @@ interface Cursor {
 }
 
 /**
+ * Where the latest reads stopped. Several readers page at once at their own positions (each
+ * webhook endpoint's loop, streams and feed pages catching up): with one cursor, the last read's,
+ * every reader behind it read its segment from the start, so ten endpoints 20,000 events behind the
+ * head drained at about 250 events/s each, slower the longer the segment.
+ */
+const CURSORS = 64;
+
+/**
  * Reads durable events after a seq from the live log: closed segments whole, the active one only
  * up to the writer's durable length, so a half-written batch is never seen. A segment that
  * compaction replaced while it was being read is looked up again.
  */
 export class LogReader {
   #dataDir: string;
-  #cursor: Cursor | undefined;
+  /** The newest last. */
+  #cursors: Cursor[] = [];
 
   constructor(dataDir: string) {
     this.#dataDir = dataDir;
@@ -97,14 +106,12 @@ export class LogReader {
     events: ReplayedEvent[],
   ): Promise<void> {
     const active = !segment.compacted && segment.first === at.activeFirst;
-    const cursor = this.#cursor;
     const file = await io("opening", segment.path, () => Deno.open(segment.path, { read: true }));
     try {
       // A compacted segment may be replaced by a rewrite (a new inode): offsets hold in one file.
       const ino = segment.compacted ? (await file.stat()).ino : null;
-      const resume = cursor?.path === segment.path && cursor.seq <= afterSeq &&
-        (!segment.compacted || (ino !== null && cursor.ino === ino));
-      const start = resume ? cursor.offset : 0;
+      const start = this.#resumeAt(segment.path, ino, afterSeq)?.offset ?? 0;
+      let end: Cursor | undefined;
       await io("reading", segment.path, () =>
         readLines(
           file,
@@ -122,19 +129,33 @@ export class LogReader {
             if (event.seq > at.lastSeq) return false;
             if (event.seq <= afterSeq) return;
             events.push(event);
-            this.#cursor = {
-              path: segment.path,
-              ino,
-              offset: offset + line.length + 1,
-              seq: event.seq,
-            };
+            end = { path: segment.path, ino, offset: offset + line.length + 1, seq: event.seq };
             if (events.length >= limit) return false;
           },
           undefined,
           { start, end: active ? at.durableLength : undefined },
         ));
+      if (end !== undefined) this.#remember(end);
     } finally {
       file.close();
     }
+  }
+
+  /** The remembered cursor in this file nearest before `afterSeq`, if any. */
+  #resumeAt(path: string, ino: number | null, afterSeq: number): Cursor | undefined {
+    let best: Cursor | undefined;
+    for (const cursor of this.#cursors) {
+      if (cursor.path !== path || cursor.ino !== ino || cursor.seq > afterSeq) continue;
+      if (best === undefined || cursor.seq > best.seq) best = cursor;
+    }
+    return best;
+  }
+
+  /** Keeps where a read stopped, as the newest; the oldest goes beyond CURSORS. */
+  #remember(end: Cursor): void {
+    const same = this.#cursors.findIndex((c) => c.path === end.path && c.seq === end.seq);
+    if (same !== -1) this.#cursors.splice(same, 1);
+    else if (this.#cursors.length >= CURSORS) this.#cursors.shift();
+    this.#cursors.push(end);
   }
 }

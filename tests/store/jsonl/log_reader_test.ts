@@ -44,3 +44,36 @@ Deno.test("when the active segment named by the position is gone, the directory 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("readers paging at their own positions each go on from where they stopped, not from the segment's start", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "log_reader_test_" });
+  try {
+    const store = await JsonlEventStore.open(dir);
+    await store.replay(() => {});
+    for (let i = 1; i <= 40; i++) await store.append([created(i)]);
+    await store.close();
+    const path = `${dir}/${LOG_DIR}/${segmentName(1)}`;
+    const text = await Deno.readTextFile(path);
+    const position = { lastSeq: 40, activeFirst: 1, durableLength: text.length, activePath: path };
+    const reader = new LogReader(dir);
+    // Three readers (three webhook endpoints, say) take turns, each a page of 5 at a time.
+    const at = [0, 3, 7];
+    const page = async (r: number) => {
+      const events = await reader.read(position, at[r], 5);
+      assert.deepEqual(events.map((e) => e.seq), [1, 2, 3, 4, 5].map((n) => at[r] + n));
+      at[r] = events.at(-1)!.seq;
+    };
+    for (let r = 0; r < 3; r++) await page(r);
+    // Damage the first event's line: a reader that went back to the segment's start would fail.
+    const first = text.indexOf("\n", text.indexOf('"seq":1,') - 200) + 1;
+    await using file = await Deno.open(path, { write: true });
+    await file.seek(first, Deno.SeekMode.Start);
+    await file.write(new TextEncoder().encode("#"));
+    for (let turn = 0; turn < 3; turn++) for (let r = 0; r < 3; r++) await page(r);
+    assert.deepEqual(at, [20, 23, 27]);
+    // The check does work: a reader with no cursor behind seq 20 reads from the start and fails.
+    await assert.rejects(new LogReader(dir).read(position, 0, 5));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
