@@ -65,7 +65,7 @@ export function customerHandlers(
       const own = customerHeaders(customer.version, write);
       own.location = `/api/customers/${customer.id}`;
       if (replayed) own["idempotent-replayed"] = "true";
-      return context.respond(customerText(customer), 201, own);
+      return context.respond(write.committedText ?? customerText(customer), 201, own);
     },
 
     read(request: Request, context: HandlerContext): Response {
@@ -82,13 +82,15 @@ export function customerHandlers(
     async replace(request: Request, context: HandlerContext): Promise<Response> {
       const { id, body, expected, write } = await readChange(request, context, JSON_BODY);
       const customer = await service.replace(id, body, expected, write);
-      return context.respond(customerText(customer), 200, customerHeaders(customer.version, write));
+      const text = write.committedText ?? customerText(customer);
+      return context.respond(text, 200, customerHeaders(customer.version, write));
     },
 
     async patch(request: Request, context: HandlerContext): Promise<Response> {
       const { id, body, expected, write } = await readChange(request, context, PATCH_BODY);
       const customer = await service.patch(id, body, expected, write);
-      return context.respond(customerText(customer), 200, customerHeaders(customer.version, write));
+      const text = write.committedText ?? customerText(customer);
+      return context.respond(text, 200, customerHeaders(customer.version, write));
     },
 
     async remove(request: Request, context: HandlerContext): Promise<Response> {

@@ -24,7 +24,7 @@ import {
   LogTruncatedError,
 } from "../store/store_errors.ts";
 import { customerFacts } from "../read_model/customer_facts.ts";
-import { keptCustomerText } from "../read_model/customer_text.ts";
+import { decidedCustomerText } from "../read_model/customer_text.ts";
 import type {
   CustomerProjection,
   CustomerRecord,
@@ -41,6 +41,11 @@ export interface WriteContext {
   requestId: string;
   /** Set by the service: the seq of the write's own event, or the applied seq when none was written. */
   committedSeq?: number;
+  /**
+   * Set by the service: the canonical text of the customer the write committed (the answer's body,
+   * made once with the log line), or undefined when it committed none (a delete, a no-op, a replay).
+   */
+  committedText?: string;
 }
 
 /** What the service is built from; time and ids are injected so tests can fix them. */
@@ -237,6 +242,7 @@ export class CustomerService implements ReloadableSource {
     if (earlier !== undefined) {
       if (earlier.requestHash !== hash) throw new IdempotencyKeyReusedError();
       context.committedSeq = this.#appliedSeq;
+      context.committedText = undefined;
       return { customer: earlier.customer, replayed: true };
     }
     if (this.#idempotency.isInFlight(context.actor, key)) throw new IdempotencyKeyInFlightError();
@@ -364,12 +370,13 @@ export class CustomerService implements ReloadableSource {
       // A change still in flight is not answered before it is durable: then the no-op is written.
       if (durable !== undefined && durable.version === this.#pending.get(id)?.version) {
         context.committedSeq = this.#appliedSeq;
+        context.committedText = undefined;
         return durable;
       }
       event = forcedUpdate(this.#pending.get(id)!, this.#context.now());
     }
     // Serialised once: the log line, the read model and the response all use this text.
-    const json = event.data === null ? undefined : keptCustomerText(event.data);
+    const json = event.data === null ? undefined : decidedCustomerText(event.data);
     const holding = this.#pending.hold(event);
     try {
       const appended = await this.#store.append([newEvent(event, context, json, extra)], {
@@ -381,6 +388,7 @@ export class CustomerService implements ReloadableSource {
       this.#apply(stored, json ?? null, event.data ?? undefined);
       for (const listener of this.#commitListeners) listener(stored, json ?? null);
       context.committedSeq = stored.seq;
+      context.committedText = json;
       return event.data ?? undefined;
     } finally {
       this.#pending.release(holding);

@@ -6,7 +6,8 @@ import {
   IdempotencyKeyReusedError,
 } from "../../src/domain/errors.ts";
 import { CustomerProjection } from "../../src/read_model/projection.ts";
-import { CustomerService } from "../../src/customers/customer_service.ts";
+import { CustomerService, type WriteContext } from "../../src/customers/customer_service.ts";
+import { customerText } from "../../src/read_model/customer_text.ts";
 import { IDEMPOTENCY_TTL_MS } from "../../src/customers/idempotency.ts";
 import { JsonlEventStore } from "../../src/store/jsonl/jsonl_store.ts";
 import { StoreFailedError, WriteFailedError } from "../../src/store/store_errors.ts";
@@ -127,6 +128,26 @@ serviceTest("a create answers the new customer and makes it readable", async ({ 
   assert.deepEqual(result, { customer: customerAt(1, ADA), replayed: false });
   assert.deepEqual(service.get(idAt(1)), customerAt(1, ADA));
 });
+
+serviceTest(
+  "a write hands its customer's text back in the context, the one GET then answers; a no-op and a replayed key hand none",
+  async ({ service }) => {
+    const created: WriteContext = { ...ALICE };
+    const { customer } = await service.create(ADA, created, "key-1");
+    assert.equal(created.committedText, service.record(customer.id)?.json);
+    assert.equal(created.committedText, customerText(customer));
+    const changed: WriteContext = { ...ALICE };
+    await service.patch(customer.id, { name: "Ada King" }, undefined, changed);
+    assert.equal(JSON.parse(changed.committedText!).name, "Ada King");
+    assert.equal(changed.committedText, service.record(customer.id)?.json);
+    const unchanged: WriteContext = { ...ALICE, committedText: "stale" };
+    await service.patch(customer.id, {}, undefined, unchanged);
+    assert.equal(unchanged.committedText, undefined);
+    const replayed: WriteContext = { ...ALICE, committedText: "stale" };
+    assert.equal((await service.create(ADA, replayed, "key-1")).replayed, true);
+    assert.equal(replayed.committedText, undefined);
+  },
+);
 
 serviceTest(
   "of 50 concurrent creates with one email exactly one succeeds, the rest are EmailTakenError",

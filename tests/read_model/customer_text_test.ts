@@ -3,7 +3,7 @@ import type { Customer } from "../../src/domain/customer.ts";
 import { ADDRESS_FIELDS } from "../../src/domain/customer.ts";
 import type { CustomerCommand } from "../../src/domain/commands.ts";
 import { decide } from "../../src/domain/decide.ts";
-import { customerText, keptCustomerText } from "../../src/read_model/customer_text.ts";
+import { customerText, decidedCustomerText } from "../../src/read_model/customer_text.ts";
 import { CustomerGenerator } from "../support/generated_customers.ts";
 import { seededRandom, seedFrom } from "../support/prng.ts";
 
@@ -47,20 +47,7 @@ Deno.test(`customerText is the same text whatever the order of the object's own 
   }
 });
 
-Deno.test("keptCustomerText's text answers the next customerText call of that object once", () => {
-  const customer = new CustomerGenerator(seededRandom(7)).customer();
-  const first = keptCustomerText(customer);
-  assert.equal(first, customerText({ ...customer }));
-  // Another object of the same customer is not answered from the kept text.
-  const renamed = { ...customer, name: "Renamed" };
-  assert.equal(JSON.parse(customerText(renamed)).name, "Renamed");
-  (customer as { name: string }).name = "Changed";
-  assert.equal(customerText(customer), first);
-  // Taken: a later call makes the text afresh.
-  assert.equal(JSON.parse(customerText(customer)).name, "Changed");
-});
-
-Deno.test("keptCustomerText of whatever decide makes is the canonical text", () => {
+Deno.test("decidedCustomerText of whatever decide makes is the canonical text", () => {
   const state = { get: (id: string) => customers.get(id), emailOwner: () => undefined };
   const customers = new Map<string, Customer>();
   const context = {
@@ -78,7 +65,7 @@ Deno.test("keptCustomerText of whatever decide makes is the canonical text", () 
   // A copy with its members reversed: customerText puts it in the canonical order.
   const canonical = (c: Customer) =>
     customerText(Object.fromEntries(Object.entries(c).reverse()) as Customer);
-  assert.equal(keptCustomerText(created.data!), canonical(created.data!));
+  assert.equal(decidedCustomerText(created.data!), canonical(created.data!));
   customers.set(created.id, JSON.parse(canonical(created.data!)));
   const commands: CustomerCommand[] = [
     { type: "ReplaceCustomer", id: created.id, body: { email: "b@example.com", name: "B" } },
@@ -90,6 +77,6 @@ Deno.test("keptCustomerText of whatever decide makes is the canonical text", () 
   ];
   for (const command of commands) {
     const event = decide(command, state, context)!;
-    assert.equal(keptCustomerText(event.data!), canonical(event.data!));
+    assert.equal(decidedCustomerText(event.data!), canonical(event.data!));
   }
 });
