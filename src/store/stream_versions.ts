@@ -50,9 +50,11 @@ export class StreamVersions {
   /** Records that an event is durable. */
   noteDurable(id: string, version: number, seq: number): void {
     // The queued event's own record moves over: no new one per event.
-    const pending = this.#pending.get(id);
-    if (pending?.seq === seq) this.#pending.delete(id);
-    this.#durable.set(id, pending?.seq === seq ? pending : { version, seq });
+    const own = this.#pending.get(id);
+    if (own?.seq === seq) {
+      this.#pending.delete(id);
+      this.#durable.set(id, own);
+    } else this.#durable.set(id, { version, seq });
     // Bounded: entries the source has applied are dropped once there are many.
     if (this.#source !== undefined && this.#durable.size > 4096) {
       const applied = this.#source.appliedSeq;

@@ -5,9 +5,27 @@ import { LogReader } from "../../../src/store/jsonl/log_reader.ts";
 import { LOG_DIR, segmentName } from "../../../src/store/jsonl/data_dir_layout.ts";
 import { created } from "../../support/events.ts";
 
-Deno.test("reads at the head and behind it give every event after the seq, across a roll", async () => {
+/** Runs `body` with a fresh temporary directory, removed afterwards. */
+async function inTempDir(body: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "log_reader_test_" });
   try {
+    await body(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Writes `count` creates, one commit each, to a new log in `dir`; resolves with its segment's path. */
+async function writeLog(dir: string, count: number): Promise<string> {
+  const store = await JsonlEventStore.open(dir);
+  await store.replay(() => {});
+  for (let i = 1; i <= count; i++) await store.append([created(i)]);
+  await store.close();
+  return `${dir}/${LOG_DIR}/${segmentName(1)}`;
+}
+
+Deno.test("reads at the head and behind it give every event after the seq, across a roll", () =>
+  inTempDir(async (dir) => {
     const store = await JsonlEventStore.open(dir);
     await store.replay(() => {});
     for (let i = 1; i <= 3; i++) await store.append([created(i)]);
@@ -21,38 +39,22 @@ Deno.test("reads at the head and behind it give every event after the seq, acros
     assert.deepEqual(await seqs(1), [2, 3, 4, 5, 6]);
     assert.deepEqual(await seqs(6), []);
     await store.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("when the active segment named by the position is gone, the directory is listed instead", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "log_reader_test_" });
-  try {
-    const store = await JsonlEventStore.open(dir);
-    await store.replay(() => {});
-    for (let i = 1; i <= 3; i++) await store.append([created(i)]);
-    await store.close();
-    const path = `${dir}/${LOG_DIR}/${segmentName(1)}`;
+Deno.test("when the active segment named by the position is gone, the directory is listed instead", () =>
+  inTempDir(async (dir) => {
+    const path = await writeLog(dir, 3);
     const durableLength = (await Deno.stat(path)).size;
     const reader = new LogReader(dir);
     // As if compaction had replaced the file between the position and the read.
     const gone = `${dir}/${LOG_DIR}/${segmentName(0)}`;
     const position = { lastSeq: 3, activeFirst: 1, durableLength, activePath: gone };
     assert.deepEqual((await reader.read(position, 1, 100)).map((e) => e.seq), [2, 3]);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("readers paging at their own positions each go on from where they stopped, not from the segment's start", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "log_reader_test_" });
-  try {
-    const store = await JsonlEventStore.open(dir);
-    await store.replay(() => {});
-    for (let i = 1; i <= 40; i++) await store.append([created(i)]);
-    await store.close();
-    const path = `${dir}/${LOG_DIR}/${segmentName(1)}`;
+Deno.test("readers paging at their own positions each go on from where they stopped, not from the segment's start", () =>
+  inTempDir(async (dir) => {
+    const path = await writeLog(dir, 40);
     const text = await Deno.readTextFile(path);
     const position = { lastSeq: 40, activeFirst: 1, durableLength: text.length, activePath: path };
     const reader = new LogReader(dir);
@@ -73,7 +75,4 @@ Deno.test("readers paging at their own positions each go on from where they stop
     assert.deepEqual(at, [20, 23, 27]);
     // The check does work: a reader with no cursor behind seq 20 reads from the start and fails.
     await assert.rejects(new LogReader(dir).read(position, 0, 5));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
