@@ -151,7 +151,7 @@ export class FeedIndex {
     if (event.seq === this.#indexed + 1) this.#times[this.#indexed] = seconds;
     else this.#times.fill(seconds, this.#indexed, event.seq);
     this.#indexed = event.seq;
-    // A new customer's id is above every id so far (ULIDs grow with time): no lookup to miss.
+    // A new customer's id is above every id so far (ULIDs grow with time): set, not get then set.
     if (event.id > this.#maxId) {
       this.#maxId = event.id;
       this.#seqsOf.set(event.id, event.seq);
