@@ -1,5 +1,4 @@
-import { monotonicFactory } from "ulid";
-import { pooledRandom } from "./lib/random_pool.ts";
+import { monotonicUlid } from "./lib/monotonic_ulid.ts";
 import { createHandler } from "./app.ts";
 import { verificationKey } from "./auth/verification_key.ts";
 import { type Config, loadConfig } from "./config.ts";
@@ -101,7 +100,7 @@ async function main(): Promise<void> {
     store,
     projection,
     clock: Date.now,
-    newId: monotonicFactory(pooledRandom()),
+    newId: monotonicUlid(),
     idempotencyMaxKeys: config.idempotencyMaxKeys,
   });
   service.addCommitListener(() => metrics.eventsAppended(1));
@@ -315,7 +314,7 @@ async function webhooksWiring(
     policy: webhookPolicy,
     lastSeq: () => store.lastSeq,
     clock: Date.now,
-    newId: monotonicFactory(),
+    newId: monotonicUlid(),
     maxWebhooks: config.maxWebhooks,
     onChange: (id) => {
       dispatcher.sync(id);

@@ -2,22 +2,29 @@ import { type Customer, emailKey } from "../domain/customer.ts";
 import type { CustomerState } from "../domain/decide.ts";
 import type { CustomerEvent } from "../domain/events.ts";
 
-/** A value held under a key by `count` events in flight. */
+/** A value held under a key by `count` events in flight; `next` chains keys of one hash. */
 interface Held<T> {
   key: string;
+  hash: number;
   value: T;
   count: number;
+  next: Held<T> | undefined;
 }
 
 /**
  * The write model: the durable read model plus the changes decided but not yet durable.
  * Decisions see pending changes (so two concurrent creates cannot take one email);
  * readers see only the durable model.
+ *
+ * Entries are found by a 30-bit hash of their key, a small integer, with the keys of one hash
+ * chained: every write's id and email key are new strings, and a map keyed by a string the engine
+ * has not used as a key before cost several hundred nanoseconds per insertion (the largest JS cost
+ * of a POST in the profile), a small-integer key a few tens.
  */
 export class PendingState implements CustomerState {
   #base: CustomerState;
-  #customers = new Map<string, Held<Customer | undefined>>();
-  #emails = new Map<string, Held<string>>();
+  #customers = new Map<number, Held<Customer | undefined>>();
+  #emails = new Map<number, Held<string>>();
 
   constructor(base: CustomerState) {
     this.#base = base;
@@ -25,13 +32,13 @@ export class PendingState implements CustomerState {
 
   /** The customer as the newest decided change leaves it. */
   get(id: string): Customer | undefined {
-    const held = this.#customers.get(id);
+    const held = find(this.#customers, id, keyHash(id));
     return held === undefined ? this.#base.get(id) : held.value;
   }
 
   /** The owner of an email key, counting emails claimed by pending changes. */
   emailOwner(key: string): string | undefined {
-    return this.#emails.get(key)?.value ?? this.#base.emailOwner(key);
+    return find(this.#emails, key, keyHash(key))?.value ?? this.#base.emailOwner(key);
   }
 
   /**
@@ -59,16 +66,43 @@ export interface Holding {
   email: Held<string> | undefined;
 }
 
-function hold<T>(map: Map<string, Held<T>>, key: string, value: T): Held<T> {
-  let held = map.get(key);
-  if (held === undefined) map.set(key, held = { key, value, count: 1 });
-  else {
-    held.value = value;
-    held.count++;
-  }
+/** FNV-1a of a key's UTF-16 units, to 30 bits: a small integer on every V8 build. */
+export function keyHash(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return hash & 0x3fffffff;
+}
+
+function find<T>(map: Map<number, Held<T>>, key: string, hash: number): Held<T> | undefined {
+  let held = map.get(hash);
+  while (held !== undefined && held.key !== key) held = held.next;
   return held;
 }
 
-function release<T>(map: Map<string, Held<T>>, held: Held<T>): void {
-  if (--held.count === 0) map.delete(held.key);
+function hold<T>(map: Map<number, Held<T>>, key: string, value: T): Held<T> {
+  const hash = keyHash(key);
+  const first = map.get(hash);
+  for (let held = first; held !== undefined; held = held.next) {
+    if (held.key === key) {
+      held.value = value;
+      held.count++;
+      return held;
+    }
+  }
+  const held: Held<T> = { key, hash, value, count: 1, next: first };
+  map.set(hash, held);
+  return held;
+}
+
+function release<T>(map: Map<number, Held<T>>, held: Held<T>): void {
+  if (--held.count > 0) return;
+  const first = map.get(held.hash)!;
+  if (first === held) {
+    if (held.next === undefined) map.delete(held.hash);
+    else map.set(held.hash, held.next);
+    return;
+  }
+  let before = first;
+  while (before.next !== held) before = before.next!;
+  before.next = held.next;
 }

@@ -25,7 +25,6 @@ export const INVISIBLE_CHARS = "\\u0000-\\u0020\\u007f-\\u00a0\\u00ad\\u034f\\u0
   "\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f\\u3000\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0" +
   "\\ufff0-\\ufffb";
 
-const CONTROL = new RegExp(`[${CONTROL_CHARS}]`, "u");
 const VISIBLE = new RegExp(`[^${INVISIBLE_CHARS}${SURROGATES}]`, "u");
 
 /** True when the string holds a lone surrogate, which no UTF-8 text can carry. */
@@ -33,13 +32,29 @@ export function hasLoneSurrogate(value: string): boolean {
   return !value.isWellFormed();
 }
 
-/** True when the string holds a C0 or C1 control character (tab and line breaks included). */
+/**
+ * True when the string holds a C0 or C1 control character (tab and line breaks included). A scan
+ * of UTF-16 units, as CONTROL_CHARS reads: its ranges are all below the surrogates, so a unit
+ * matches exactly when its code point does. The Unicode-aware pattern cost more per name.
+ */
 export function hasControlChar(value: string): boolean {
-  return CONTROL.test(value);
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code <= 0x1f || (code >= 0x7f && code <= 0x9f)) return true;
+  }
+  return false;
 }
 
-/** True when at least one character of the string shows something. */
+/**
+ * True when at least one character of the string shows something. Printable ASCII (`!` to `~`)
+ * is visible and lies in no range of INVISIBLE_CHARS: finding one answers without the pattern,
+ * which the other strings still go through.
+ */
 export function hasVisibleChar(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code > 0x20 && code < 0x7f) return true;
+  }
   return VISIBLE.test(value);
 }
 

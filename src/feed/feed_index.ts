@@ -28,6 +28,8 @@ export class FeedIndex {
   #store: EventStore;
   /** A customer's one seq as a number (most customers have one event), more as an array. */
   #seqsOf = new Map<string, number | number[]>();
+  /** The greatest id #seqsOf holds (or held): a greater one is not in it. */
+  #maxId = "";
   #times = new Uint32Array(1024);
   #indexed = 0;
   #built = false;
@@ -149,11 +151,20 @@ export class FeedIndex {
     if (event.seq === this.#indexed + 1) this.#times[this.#indexed] = seconds;
     else this.#times.fill(seconds, this.#indexed, event.seq);
     this.#indexed = event.seq;
-    const seqs = this.#seqsOf.get(event.id);
-    if (seqs === undefined) this.#seqsOf.set(event.id, event.seq);
-    else if (typeof seqs === "number") this.#seqsOf.set(event.id, [seqs, event.seq]);
-    else seqs.push(event.seq);
+    // A new customer's id is above every id so far (ULIDs grow with time): set, not get then set.
+    if (event.id > this.#maxId) {
+      this.#maxId = event.id;
+      this.#seqsOf.set(event.id, event.seq);
+    } else this.#putSeq(event.id, event.seq);
     if (event.type === "customer.deleted") this.#deletes.push({ seq: event.seq, id: event.id });
+  }
+
+  /** Adds a seq to the customer's seqs. */
+  #putSeq(id: string, seq: number): void {
+    const seqs = this.#seqsOf.get(id);
+    if (seqs === undefined) this.#seqsOf.set(id, seq);
+    else if (typeof seqs === "number") this.#seqsOf.set(id, [seqs, seq]);
+    else seqs.push(seq);
   }
 
   /**

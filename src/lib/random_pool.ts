@@ -2,9 +2,9 @@
 const POOL_BYTES = 4096;
 
 /**
- * A PRNG for ulid's factories: each call answers one random byte as a fraction in [0, 1), like
- * ulid's own, but the bytes come from one crypto.getRandomValues call per 4 KiB instead of one
- * call (and one array) per byte, 16 per new id.
+ * A PRNG for ULID factories (monotonic_ulid.ts, ulid's): each call answers one random byte as a
+ * fraction in [0, 1), like ulid's own, but the bytes come from one crypto.getRandomValues call per
+ * 4 KiB instead of one call (and one array) per byte.
  */
 export function pooledRandom(): () => number {
   const pool = new Uint8Array(POOL_BYTES);

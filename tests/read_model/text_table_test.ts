@@ -65,3 +65,27 @@ Deno.test("a text's id hash is its id's; idOf copies the id out of the text", ()
   assert.equal(idHash(text(id), ID_AT), idHash(id, 0));
   assert.equal(idOf(text(id)), id);
 });
+
+Deno.test("ids set in any order are found, and ids above all of them are not", () => {
+  const table = new TextTable();
+  const order = [5, 900, 3, 1_000_000, 31, 32, 999_999, 1, 64];
+  for (const [i, n] of order.entries()) {
+    table.set(text(ulid(n)));
+    for (const seen of order.slice(0, i + 1)) assert.equal(table.get(ulid(seen)), text(ulid(seen)));
+    const highest = Math.max(...order.slice(0, i + 1));
+    assert.equal(table.get(ulid(highest + 1)), undefined);
+    assert.equal(table.get("7ZZZZZZZZZZZZZZZZZZZZZZZZZ"), undefined);
+  }
+  // A delete of the greatest id leaves the others found, and a greater one set later too.
+  assert.equal(table.delete(ulid(1_000_000)), text(ulid(1_000_000)));
+  assert.equal(table.get(ulid(999_999)), text(ulid(999_999)));
+  table.set(text(ulid(2_000_001)));
+  assert.equal(table.get(ulid(2_000_001)), text(ulid(2_000_001)));
+  assert.equal(table.get(ulid(1_000_000)), undefined);
+  // Ids that differ from the greatest only in a later character, either way.
+  const greatest = ulid(2_000_001);
+  const below = greatest.slice(0, 25) + CROCKFORD[CROCKFORD.indexOf(greatest[25]) - 1];
+  table.set(text(below));
+  assert.equal(table.get(below), text(below));
+  assert.equal(table.get(greatest), text(greatest));
+});
