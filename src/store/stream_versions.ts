@@ -64,10 +64,11 @@ export class StreamVersions {
       this.#durable.set(id, own);
     } else this.#durable.set(id, { version, seq });
     // Bounded: entries the source has applied are dropped once there are a few hundred. Dropped
-    // soon, an entry (its record, its id string, the map's table) dies young, in the scavenge
-    // that finds it; kept for thousands of writes (as before), it outlived two scavenges and was
-    // promoted to the old generation, to be collected there. The next purge waits until the map
-    // has doubled, so a batch of many unapplied events is not scanned again for each event.
+    // soon, an entry (its record, the map's table grown for it) dies young, in the scavenge that
+    // finds it; kept for thousands of writes (as before), it outlived young-generation
+    // collections and was promoted to the old one, to be collected there. The next purge waits
+    // until the map has doubled, so a batch of many unapplied events is not scanned again for
+    // each event.
     if (this.#source !== undefined && this.#durable.size >= this.#purgeAt) {
       const applied = this.#source.appliedSeq;
       for (const [key, entry] of this.#durable) if (entry.seq <= applied) this.#durable.delete(key);
