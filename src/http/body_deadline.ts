@@ -11,6 +11,29 @@ const SWEEP_MS = 100;
  */
 let watched: Deadline[] = [];
 let sweeper: ReturnType<typeof setTimeout> | undefined;
+/**
+ * The watched count at which finished reads are dropped before the sweep: at a few thousand
+ * bodies a second a sweep found about a thousand, each kept up to SWEEP_MS, long enough to
+ * outlive a young-generation collection and be promoted to the old one, to be collected there.
+ * Dropped within a few hundred bodies, they die young. It doubles with the reads still going on,
+ * so a crowd of slow bodies is not scanned again for each new one.
+ */
+const DROP_AT_LEAST = 256;
+let dropAt = DROP_AT_LEAST;
+
+/** How many deadlines are watched now, finished ones not yet dropped included (for tests). */
+export function watchedCount(): number {
+  return watched.length;
+}
+
+/** Drops the finished reads from the watch, once there are a few hundred (see DROP_AT_LEAST). */
+function watch(deadline: Deadline): void {
+  if (watched.length >= dropAt) {
+    watched = watched.filter((other) => !other.stopped);
+    dropAt = Math.max(DROP_AT_LEAST, 2 * watched.length);
+  }
+  watched.push(deadline);
+}
 
 /** Fails the reads whose deadline passed, drops the finished ones; runs while any is left. */
 function sweep(): void {
@@ -22,6 +45,7 @@ function sweep(): void {
     else still.push(deadline);
   }
   watched = still;
+  dropAt = Math.max(DROP_AT_LEAST, 2 * still.length);
   sweeper = still.length > 0 ? setTimeout(sweep, SWEEP_MS) : undefined;
 }
 
@@ -38,7 +62,7 @@ export class Deadline {
   constructor(timeoutMs: number) {
     this.#timeoutMs = timeoutMs;
     this.expiresAt = performance.now() + timeoutMs;
-    watched.push(this);
+    watch(this);
     sweeper ??= setTimeout(sweep, SWEEP_MS);
   }
 

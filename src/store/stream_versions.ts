@@ -12,6 +12,12 @@ export interface VersionSource {
   readonly appliedSeq: number;
 }
 
+/**
+ * The fewest #durable entries that start a purge: a few group commits' worth, so entries are
+ * dropped within milliseconds of being applied, and a purge's scan costs under one step a write.
+ */
+const PURGE_AT_LEAST = 256;
+
 interface Seen {
   version: number;
   seq: number;
@@ -26,6 +32,8 @@ export class StreamVersions {
   #source: VersionSource | undefined;
   #durable = new Map<string, Seen>();
   #pending = new Map<string, Seen>();
+  /** The #durable size at which applied entries are next dropped (see noteDurable). */
+  #purgeAt = PURGE_AT_LEAST;
 
   /** Takes versions from `source` from now on; replayed events need not be remembered then. */
   use(source: VersionSource): void {
@@ -55,11 +63,22 @@ export class StreamVersions {
       this.#pending.delete(id);
       this.#durable.set(id, own);
     } else this.#durable.set(id, { version, seq });
-    // Bounded: entries the source has applied are dropped once there are many.
-    if (this.#source !== undefined && this.#durable.size > 4096) {
+    // Bounded: entries the source has applied are dropped once there are a few hundred. Dropped
+    // soon, an entry (its record, the map's table grown for it) dies young, in the scavenge that
+    // finds it; kept for thousands of writes (as before), it outlived young-generation
+    // collections and was promoted to the old one, to be collected there. The next purge waits
+    // until the map has doubled, so a batch of many unapplied events is not scanned again for
+    // each event.
+    if (this.#source !== undefined && this.#durable.size >= this.#purgeAt) {
       const applied = this.#source.appliedSeq;
       for (const [key, entry] of this.#durable) if (entry.seq <= applied) this.#durable.delete(key);
+      this.#purgeAt = Math.max(PURGE_AT_LEAST, 2 * this.#durable.size);
     }
+  }
+
+  /** How many durable entries are remembered now (for tests). */
+  get durableSize(): number {
+    return this.#durable.size;
   }
 
   /** Forgets every queued event (a failed write rejected them all). */

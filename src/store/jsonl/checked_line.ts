@@ -72,16 +72,41 @@ export class LineArena {
   #slab = new Uint8Array(ARENA_SLAB_BYTES);
   #end = 0;
 
-  /** Encodes a JSON object's text as a line (newline included); returns a view of its bytes. */
-  add(json: string): Uint8Array {
-    const room = lineRoom(json);
+  /**
+   * Encodes a JSON object's text as a line (newline included); returns a view of its bytes. With
+   * `last`, the text is `json` + `last` + `}` (an object whose last member's value is `last`):
+   * each part is encoded where it goes, so the whole text is never made as one string. Joined
+   * first, the parts made a concatenation that encoding flattened into a copy of the whole line,
+   * a few hundred bytes for the collector per event.
+   */
+  add(json: string, last?: string): Uint8Array {
+    return this.addWritten(json.length * 3, writeText, json, last);
+  }
+
+  /**
+   * Like add(head, last), with the head written by `write` (at most `room` bytes) from `value`
+   * instead of encoded from a string: a writer that knows its head's parts (event_head.ts) writes
+   * them as bytes, making no string at all. With `last` undefined the head is the whole text.
+   */
+  addWritten<T>(
+    room: number,
+    write: (value: T, bytes: Uint8Array, at: number) => number,
+    value: T,
+    last?: string,
+  ): Uint8Array {
+    room += CRC_SUFFIX_LENGTH + (last === undefined ? 0 : last.length * 3 + 1);
     if (this.#end + room > this.#slab.length) {
       // The old array lives on as long as a line in it is kept.
       this.#slab = new Uint8Array(Math.max(ARENA_SLAB_BYTES, room));
       this.#end = 0;
     }
     const start = this.#end;
-    this.#end = encodeLineInto(json, this.#slab, start);
+    let end = write(value, this.#slab, start);
+    if (last !== undefined) {
+      end += encoder.encodeInto(last, this.#slab.subarray(end)).written;
+      this.#slab[end++] = 0x7d; // the object's closing brace
+    }
+    this.#end = checksumInto(this.#slab, start, end);
     return this.#slab.subarray(start, this.#end);
   }
 }
@@ -106,6 +131,11 @@ export function joinAdjacent(parts: readonly Uint8Array[]): Uint8Array {
     : new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset);
 }
 
+/** Encodes a text into `bytes` at `at`, which has room for it; returns where it ends. */
+function writeText(text: string, bytes: Uint8Array, at: number): number {
+  return at + encoder.encodeInto(text, bytes.subarray(at)).written;
+}
+
 /** The most bytes the line of a JSON text can take: 3 per UTF-16 unit, the suffix for the brace. */
 function lineRoom(json: string): number {
   return json.length * 3 + CRC_SUFFIX_LENGTH;
@@ -118,8 +148,16 @@ function lineRoom(json: string): number {
  */
 function encodeLineInto(json: string, bytes: Uint8Array, start: number): number {
   const { written } = encoder.encodeInto(json, bytes.subarray(start));
-  const crc = crc32(bytes.subarray(start, start + written));
-  let at = start + written - 1; // the closing brace: the suffix takes its place
+  return checksumInto(bytes, start, start + written);
+}
+
+/**
+ * Ends the line whose JSON text is at bytes[start, end) with its checksum member and newline, in
+ * place of the closing brace; returns where the line ends.
+ */
+function checksumInto(bytes: Uint8Array, start: number, end: number): number {
+  const crc = crc32(bytes.subarray(start, end));
+  let at = end - 1; // the closing brace: the suffix takes its place
   bytes.set(SUFFIX_HEAD, at);
   at += SUFFIX_HEAD.length;
   for (let shift = 28; shift >= 0; shift -= 4) bytes[at++] = HEX_DIGITS[(crc >>> shift) & 0xf];

@@ -1,4 +1,5 @@
-import { eventText } from "./event_codec.ts";
+import { dataText } from "./event_codec.ts";
+import { eventHeadRoom, writeEventHead } from "./event_head.ts";
 import { joinAdjacent, LineArena } from "./checked_line.ts";
 import type {
   AppendOptions,
@@ -203,7 +204,10 @@ export class JsonlEventStore implements EventStore {
     for (const event of events) {
       const next = withSeq(event, this.#nextSeq++);
       stored.push(next);
-      lines.push(this.#lines.add(eventText(next, event.dataJson)));
+      // The envelope is written as bytes and the data's text encoded after it: no string is made
+      // for the line (event_head.ts says why).
+      const data = dataText(next, event.dataJson);
+      lines.push(this.#lines.addWritten(eventHeadRoom(next), writeEventHead, next, data));
       this.#versions.notePending(next.id, next.version, next.seq);
     }
     const bytes = joinAdjacent(lines);

@@ -46,6 +46,21 @@ Deno.test("LineArena writes what encodeLine writes; lines added in a row join wi
   assert.deepEqual(lines[0], kept);
 });
 
+Deno.test("LineArena.add of a text in two parts writes the line of the joined text", () => {
+  const arena = new LineArena();
+  const head = '{"seq":3,"type":"customer.created","id":"01J","data":';
+  const parts: [string, string][] = [
+    [head, '{"id":"01J","name":"Björn Ærø 🎉","email":"b@x.example"}'],
+    [head, "null"],
+    ['{"kind":"é","data":', `{"name":"${"é".repeat(40_000)}"}`],
+    [head, '{"id":"01K","name":"Ada"}'],
+  ];
+  const lines = parts.map(([first, last]) => arena.add(first, last));
+  assert.deepEqual(lines, parts.map(([first, last]) => encodeLine(`${first}${last}}`)));
+  // Lines in a row still join without a copy (the big one started a new array).
+  assert.equal(joinAdjacent(lines.slice(2)).buffer, lines[3].buffer);
+});
+
 Deno.test("splitLineText reuses the previous head only when its bytes are the same", () => {
   const line = (record: string) => encodeLine(record).subarray(0, -1);
   const first = splitLineText(line(records[1]), "data")!;

@@ -4,8 +4,10 @@ import {
   decodeEvent,
   decodeReplayed,
   encodeEvent,
+  eventHead,
   eventText,
 } from "../../../src/store/jsonl/event_codec.ts";
+import { eventHeadRoom, writeEventHead } from "../../../src/store/jsonl/event_head.ts";
 import type { StoredEvent } from "../../../src/store/event_store.ts";
 
 const encoder = new TextEncoder();
@@ -210,4 +212,29 @@ Deno.test("a checksummed line that is not valid JSON or UTF-8 is rejected", () =
     ...encoder.encode(`,"crc":"${crc}"}`),
   ]);
   assertCorrupt(line, /not valid UTF-8 JSON/);
+});
+
+Deno.test("writeEventHead writes eventHead's bytes, whatever the strings hold", () => {
+  const base = {
+    seq: 1234567,
+    type: "customer.created",
+    id: "01HF7YAT000GWEW5N3FFHFB54S",
+    version: 1,
+    time: "2026-11-26T15:43:13.249Z",
+    actor: "alice",
+    request_id: "9542815c-bf31-4555-8e71-5bdd984bb7d1",
+    data: null,
+  };
+  const events = [
+    base,
+    { ...base, seq: 0, version: 10, idempotency_key: "key-1", request_hash: "abc" },
+    { ...base, seq: Number.MAX_SAFE_INTEGER, actor: 'quo"te\\back', request_id: "tab\there" },
+    { ...base, actor: "Björn Ærø 🎉", request_id: "\u0000\u001f\u007f", idempotency_key: "\ud800" },
+    { ...base, actor: "", request_id: " ~" },
+  ] as unknown as StoredEvent[];
+  for (const event of events) {
+    const bytes = new Uint8Array(eventHeadRoom(event));
+    const end = writeEventHead(event, bytes, 0);
+    assert.equal(new TextDecoder().decode(bytes.subarray(0, end)), eventHead(event));
+  }
 });
