@@ -3,7 +3,7 @@
  * cache, measured in one process in alternating rounds so both see the same machine state.
  */
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWTVerifyGetKey, SignJWT } from "jose";
-import { monotonicFactory } from "ulid";
+import { monotonicUlid } from "../src/lib/monotonic_ulid.ts";
 import { createHandler } from "../src/app.ts";
 import { createAuthenticator } from "../src/auth/authenticator.ts";
 import type { Principal } from "../src/http/api_module.ts";
@@ -50,7 +50,7 @@ export async function runAuthCacheBench(options: AuthBenchOptions): Promise<Auth
       store,
       projection: new CustomerProjection(),
       clock: Date.now,
-      newId: monotonicFactory(),
+      newId: monotonicUlid(),
     });
     await service.replay();
     const ids = await seed(service);

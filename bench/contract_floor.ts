@@ -9,7 +9,7 @@
  * --allow-write bench/contract_floor.ts`; prints `{"port":N}` once it listens.
  */
 import { jwtVerify } from "jose";
-import { monotonicFactory } from "ulid";
+import { monotonicUlid } from "../src/lib/monotonic_ulid.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 const PREFIX = "/api/customers";
@@ -28,7 +28,7 @@ const createdAt = new Map<string, string>();
 const owners = new Map<string, string>();
 const emails = new Map<string, string>();
 const order: string[] = [];
-const nextId = monotonicFactory();
+const nextId = monotonicUlid();
 
 /** The token's grant, verified on first sight only; undefined when it is not valid. */
 async function grantOf(request: Request): Promise<Grant | undefined> {

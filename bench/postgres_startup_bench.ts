@@ -6,7 +6,7 @@
  * recovers a store + service from each in alternating rounds, as a starting server does. A second
  * "history" mix (each customer created, then updated 9 times) is appended through the store.
  */
-import { monotonicFactory } from "ulid";
+import { monotonicUlid } from "../src/lib/monotonic_ulid.ts";
 import { CustomerService } from "../src/customers/customer_service.ts";
 import { CustomerProjection } from "../src/read_model/projection.ts";
 import { createPool } from "../src/store/postgres/pg_connection.ts";
@@ -31,7 +31,7 @@ async function recoverOnce(url: string) {
     store,
     projection,
     clock: Date.now,
-    newId: monotonicFactory(),
+    newId: monotonicUlid(),
   });
   const report = await new PostgresMaintenance(store, service).recover();
   const ms = performance.now() - started;

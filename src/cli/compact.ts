@@ -1,4 +1,4 @@
-import { monotonicFactory } from "ulid";
+import { monotonicUlid } from "../lib/monotonic_ulid.ts";
 import { dataDirSetting, idempotencyMaxKeysSetting } from "../config.ts";
 import { createLogger } from "../ops/log.ts";
 import { CompactionPolicy } from "../store/jsonl/compaction_policy.ts";
@@ -20,7 +20,7 @@ async function compact(dataDir: string, idempotencyMaxKeys: number): Promise<voi
     store,
     projection: new CustomerProjection(),
     clock: Date.now,
-    newId: monotonicFactory(),
+    newId: monotonicUlid(),
     idempotencyMaxKeys,
   });
   // The policy's thresholds do not matter here: this run compacts once, now.

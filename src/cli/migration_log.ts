@@ -2,7 +2,7 @@
  * One side of `deno task migrate`: a log opened as a stopped server would open it, its state
  * recovered into a CustomerService (snapshot and replay), read-only from here on.
  */
-import { monotonicFactory } from "ulid";
+import { monotonicUlid } from "../lib/monotonic_ulid.ts";
 import { createLogger } from "../ops/log.ts";
 import { CustomerProjection } from "../read_model/projection.ts";
 import { CustomerService } from "../customers/customer_service.ts";
@@ -36,7 +36,7 @@ function serviceOver(store: EventStore, idempotencyMaxKeys: number) {
     store,
     projection,
     clock: Date.now,
-    newId: monotonicFactory(),
+    newId: monotonicUlid(),
     idempotencyMaxKeys,
   });
   return { projection, service };

@@ -9,11 +9,11 @@ import { WebhookNotFoundError } from "./webhook_errors.ts";
 import { parseWebhookListQuery } from "./webhook_list_query.ts";
 import type { WebhookService } from "./webhook_service.ts";
 import { webhookView } from "./webhook_view.ts";
-import { monotonicFactory } from "ulid";
+import { monotonicUlid } from "../lib/monotonic_ulid.ts";
 
 const JSON_BODY = ["application/json"];
 const PATCH_BODY = ["application/merge-patch+json", "application/json"];
-const pingId = monotonicFactory();
+const pingId = monotonicUlid();
 
 /** The webhook endpoints of the API, bound to a service and a dispatcher. */
 export function webhookHandlers(
