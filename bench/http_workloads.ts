@@ -1,6 +1,7 @@
 /** The HTTP workloads, what each target's paths are, and the wrk runs that drive them. */
 import { cpuSeconds } from "./child_processes.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
+import { waitForQuiet } from "./quiet_process.ts";
 
 const SCRIPT = decodeURIComponent(new URL("./workload.lua", import.meta.url).pathname);
 
@@ -70,7 +71,11 @@ export interface Measured extends WrkResult {
   cpuUs: number;
 }
 
-/** Drives the server with `pid` at `url`, reads its CPU time around the run, then settles it. */
+/**
+ * Drives the server with `pid` at `url`, reads its CPU time around the run, then settles it and
+ * waits for it to go quiet: work a run leaves behind (the service's compaction, due once writes
+ * pause) would otherwise take the cores from the next target's run, timed as that target's.
+ */
 export async function measure(
   target: { url: string; pid: number; flavour: Flavour },
   workload: Workload,
@@ -80,6 +85,7 @@ export async function measure(
   const result = await drive(target.url, target.flavour, workload, load);
   const cpu = await cpuSeconds(target.pid) - before;
   await settle(target.url, target.flavour);
+  await waitForQuiet(target.pid, { intervalMs: 250, timeoutMs: 30_000 });
   return { ...result, cpuUs: cpu / result.requests * 1e6 };
 }
 
