@@ -1,6 +1,7 @@
 import { type Customer, emailKey } from "../domain/customer.ts";
 import type { CustomerState } from "../domain/decide.ts";
 import type { CustomerEvent } from "../domain/events.ts";
+import { fnv1a30 } from "../lib/fnv_hash.ts";
 
 /** A value held under a key by `count` events in flight; `next` chains keys of one hash. */
 interface Held<T> {
@@ -66,11 +67,9 @@ export interface Holding {
   email: Held<string> | undefined;
 }
 
-/** FNV-1a of a key's UTF-16 units, to 30 bits: a small integer on every V8 build. */
+/** The hash a key's entry is found by (FNV-1a to 30 bits). */
 export function keyHash(key: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return hash & 0x3fffffff;
+  return fnv1a30(key);
 }
 
 function find<T>(map: Map<number, Held<T>>, key: string, hash: number): Held<T> | undefined {

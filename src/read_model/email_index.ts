@@ -1,3 +1,5 @@
+import { fnv1a30, FNV_OFFSET, FNV_PRIME } from "../lib/fnv_hash.ts";
+
 /**
  * Live customers by email key, kept as small integers only: the 30-bit hash of the email key
  * leads to the hash of the customer's id (text_table.ts), so the index holds no string per
@@ -58,19 +60,12 @@ export class EmailIndex {
  * toLowerCase gives it, whose Unicode rules (İ becomes two characters) the loop does not repeat.
  */
 export function emailHash(email: string): number {
-  let hash = 0x811c9dc5;
+  let hash = FNV_OFFSET;
   for (let i = 0; i < email.length; i++) {
     let c = email.charCodeAt(i);
-    if (c >= 0x80) return keyHash(email.toLowerCase());
+    if (c >= 0x80) return fnv1a30(email.toLowerCase());
     if (c >= 0x41 && c <= 0x5a) c += 0x20;
-    hash = Math.imul(hash ^ c, 0x01000193);
+    hash = Math.imul(hash ^ c, FNV_PRIME);
   }
-  return hash & 0x3fffffff;
-}
-
-/** FNV-1a of a text already lower case, as emailHash computes it for ASCII. */
-function keyHash(key: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
   return hash & 0x3fffffff;
 }

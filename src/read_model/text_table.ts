@@ -1,3 +1,5 @@
+import { fnv1a30 } from "../lib/fnv_hash.ts";
+
 /**
  * Customers' canonical JSON texts found by id, with no id string kept: a text in canonical order
  * starts with `{"id":"` and the 26 characters of its ULID, so the text itself says whose it is.
@@ -91,9 +93,7 @@ export const ID_LENGTH = 26;
 
 /** The hash of the 26-character id starting at `at` of `text` (FNV-1a, to 30 bits). */
 export function idHash(text: string, at: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = at; i < at + ID_LENGTH; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return hash & 0x3fffffff;
+  return fnv1a30(text, at, at + ID_LENGTH);
 }
 
 /** The id a canonical text starts with, as a string of its own (a slice would keep the text). */
