@@ -22,12 +22,29 @@ export interface HeadSubscriber {
 }
 
 const HEAD_PAGE = 1000;
+
 /**
- * The interval between two batches grows by a millisecond per STREAMS_PER_MS streams, up to
- * MAX_INTERVAL_MS (reached at 200 streams).
+ * The least time between two batches (ms) for this many streams at the head. Each batch costs
+ * every stream a socket write on the server's one thread (about 13 µs of CPU per stream on the
+ * development machine, half of it the kernel's loopback send, and a read in a client on the same
+ * host), so the interval grows with the streams:
+ *
+ * - up to 250 streams, 1 ms per 10 streams: batches cost at most about 0.13 s of CPU per second,
+ *   whatever the write rate;
+ * - from 250 to 1,000 streams, 25 ms: the wait is spent from the delivery budget (p99 ≤ 50 ms
+ *   from the write's decision), beside the group commit;
+ * - beyond 1,000 streams, 1 ms per 40 streams, so the batches' CPU stays near half a core (40
+ *   batches a second at 1,000 streams) instead of growing with the streams.
+ *
+ * Measured at 1,000 streams and 500 writes/s (three alternating 12 s runs each, 2-core machine,
+ * stream client on the same host): 15 ms kept the server's thread busy (1.0–1.2 s of CPU per
+ * second) and p99 was 46–75 ms; 20 ms took 0.7–0.85 s/s, near that knee, and p99 swung 32–66 ms
+ * as commits queued behind the batches' writes; 25 ms took 0.57–0.68 s/s with p99 35–40 ms;
+ * 30 ms 43–46 ms, the wait itself then outweighing what it saves.
  */
-const STREAMS_PER_MS = 10;
-const MAX_INTERVAL_MS = 20;
+export function batchInterval(streams: number): number {
+  return Math.max(Math.min(streams / 10, 25), streams / 40);
+}
 
 /**
  * One reader at the head of the log for every stream that is caught up: each commit batch is
@@ -125,22 +142,11 @@ export class HeadFanOut {
     }
   }
 
-  /**
-   * The least time between two batches. Each batch costs every stream a write on both ends (about
-   * 10 µs of server CPU per stream on the development machine, and as much again in a client on
-   * the same host), so the interval grows with the streams: up to 200 streams, batches cost at
-   * most about 0.1 s of CPU per second whatever the write rate. Beyond, MAX_INTERVAL_MS bounds
-   * the wait instead, which is spent from the delivery budget (p99 ≤ 50 ms from the write's
-   * decision) beside the group commit's fdatasync. At 1,000 streams and 500 writes/s, the former
-   * 15 ms window from each batch's first commit gave about 30 batches a second (it waited for
-   * that commit first) and waits up to 15 ms; 20 ms allows up to 50 batches (more CPU for the
-   * streams' writes) and waits up to 20 ms, but none for a commit after a quiet spell. 25 ms took
-   * less CPU; in the loaded machine's noise no latency difference could be seen either way.
-   */
+  /** The least time between two batches for the streams subscribed now. */
   #interval(): number {
     let streams = 0;
     for (const group of this.#groups.values()) streams += group.size;
-    return Math.min(MAX_INTERVAL_MS, streams / STREAMS_PER_MS);
+    return batchInterval(streams);
   }
 
   /**

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { EventStreams } from "../../src/feed/event_stream.ts";
 import { FeedIndex } from "../../src/feed/feed_index.ts";
 import { FeedReader, type PageRequest } from "../../src/feed/feed_reader.ts";
-import { HeadFanOut, type HeadSubscriber } from "../../src/feed/head_fanout.ts";
+import { batchInterval, HeadFanOut, type HeadSubscriber } from "../../src/feed/head_fanout.ts";
 import type { NewEvent } from "../../src/store/event_store.ts";
 import { MemoryEventStore } from "../../src/store/memory/memory_event_store.ts";
 
@@ -237,4 +237,21 @@ Deno.test("streams opened while writes flow join the head reader instead of read
   // One catch-up read each, and a few more when the head reader was ahead at the join; refused
   // joins read once per commit (hundreds here).
   assert.ok(reader.streamReads < 3 * opened.length, `${reader.streamReads} stream reads`);
+});
+
+Deno.test("the batch interval bounds the streams' writes a second and, up to 1,000 streams, the wait", () => {
+  let previous = 0;
+  for (let streams = 1; streams <= 5000; streams++) {
+    const interval = batchInterval(streams);
+    assert.ok(interval >= previous, `the interval never shrinks as streams are added (${streams})`);
+    previous = interval;
+    // One write per stream per batch: at most 10,000 a second up to 250 streams, 40,000 beyond.
+    const writesPerSecond = streams * 1000 / interval;
+    assert.ok(writesPerSecond <= (streams <= 250 ? 10_000 : 40_000) + 1e-6, `${streams} streams`);
+    if (streams <= 1000) assert.ok(interval <= 25, `${streams} streams wait at most 25 ms`);
+  }
+  assert.equal(batchInterval(0), 0);
+  assert.equal(batchInterval(100), 10);
+  assert.equal(batchInterval(1000), 25);
+  assert.equal(batchInterval(2000), 50);
 });
