@@ -48,7 +48,7 @@ const USAGE = `deno task bench [options]
                            webhook benchmark
   --webhooks-cpu-prof=DIR  profile the service under the webhook benchmark
   --feed-parts=latency,idle,history         parts of the feed benchmark (default all)
-  --feed-rounds=N          rounds of its write throughput with idle streams (default 3) and of
+  --feed-rounds=N          rounds of its write throughput with idle streams (default 5) and of
                            its latency runs (default 1)
   --feed-before=DIR        also run the server of another checkout (before a change) in the same
                            rounds of the write throughput with idle streams and of the latency

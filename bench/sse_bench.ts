@@ -20,7 +20,7 @@ export interface SseBenchOptions {
   /** The parts that run (default both). */
   parts?: readonly (typeof SSE_PARTS[number])[];
   /**
-   * Rounds of the idle-stream throughput comparison (default 3, 1 with quick), and of each latency
+   * Rounds of the idle-stream throughput comparison (default 5, 1 with quick), and of each latency
    * run (default 1).
    */
   rounds?: number;
@@ -70,7 +70,7 @@ export async function runSseBench(options: SseBenchOptions = {}): Promise<void> 
     });
   }
   if (parts.includes("idle")) {
-    const rounds = options.rounds ?? (options.quick ? 1 : 3);
+    const rounds = options.rounds ?? (options.quick ? 1 : 5);
     console.log(`\nServer-Sent Events: write throughput with 1,000 idle streams (target ≥ 0.9×)`);
     await idle(token, seconds, rounds, before === undefined ? [undefined] : [undefined, before]);
   }
