@@ -42,6 +42,10 @@ export interface Config {
   eventRetentionMs: number;
   /** At most this many Server-Sent Events streams at once; more answer 503 (MAX_STREAMS). */
   maxStreams: number;
+  /** An event stream gets a heartbeat comment (or a bookmark) at least this often (SSE_HEARTBEAT). */
+  sseHeartbeatMs: number;
+  /** A stream token opens the event stream for this long (STREAM_TOKEN_TTL). */
+  streamTokenTtlMs: number;
   /** A webhook delivery succeeds only with a 2xx within this many ms (WEBHOOK_TIMEOUT). */
   webhookTimeoutMs: number;
   /** The pauses before each retry of a failed webhook delivery, in ms (WEBHOOK_RETRY_SCHEDULE). */
@@ -101,6 +105,9 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
     idempotencyMaxKeys: idempotencyMaxKeysSetting(env),
     eventRetentionMs: duration(env, "EVENT_RETENTION", 30 * DAY_MS, 3650 * DAY_MS),
     maxStreams: integer(env, "MAX_STREAMS", 1000, 1, 1_000_000),
+    // Contract §8: a heartbeat at least every 15 s, a stream token valid at most 60 s.
+    sseHeartbeatMs: duration(env, "SSE_HEARTBEAT", 15_000, 15_000, 1000),
+    streamTokenTtlMs: duration(env, "STREAM_TOKEN_TTL", 60_000, 60_000, 1000),
     webhookTimeoutMs: duration(env, "WEBHOOK_TIMEOUT", 10_000),
     webhookRetryScheduleMs: durations(env, "WEBHOOK_RETRY_SCHEDULE", DEFAULT_RETRY_SCHEDULE_MS),
     webhookAllowPrivate: flag(env, "WEBHOOK_ALLOW_PRIVATE"),
@@ -271,19 +278,25 @@ const DURATION_UNITS_MS: Record<string, number> = {
 };
 const MAX_DURATION_MS = 24 * 3_600_000;
 
-/** A duration such as `500ms`, `10s`, `2m` or `1h`, in milliseconds, from 1 ms to 24 h. */
+/**
+ * A duration such as `500ms`, `10s`, `2m` or `1h`, in milliseconds, from `minMs` (default 1 ms)
+ * to `maxMs` (default 24 h).
+ */
 function duration(
   env: (name: string) => string | undefined,
   name: string,
   fallback: number,
   maxMs = MAX_DURATION_MS,
+  minMs = 1,
 ): number {
   const value = env(name);
   if (!nonEmpty(value)) return fallback;
   const ms = durationMs(value, maxMs);
-  if (ms === undefined) {
+  if (ms === undefined || ms < minMs) {
     const range = maxMs > DAY_MS
       ? `1ms to ${maxMs / DAY_MS}d such as 10s, 2h or 30d`
+      : maxMs < MAX_DURATION_MS
+      ? `${minMs / 1000}s to ${maxMs / 1000}s such as ${minMs / 1000}s or ${maxMs / 1000}s`
       : "1ms to 24h such as 500ms, 10s, 2m or 1h";
     throw new ConfigError(`${name} "${value}" must be a duration from ${range}`);
   }

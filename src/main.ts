@@ -111,7 +111,10 @@ async function main(): Promise<void> {
   /** Request lines are batched: one write per 50 ms instead of a syscall per request. */
   const logRequests = config.logLevel === "debug" || config.logLevel === "info";
   // Stream tokens are keyed from the shared secret when there is one, so replicas agree.
-  const streamTokens = new StreamTokens(key instanceof Uint8Array ? key : undefined);
+  const streamTokens = new StreamTokens(
+    key instanceof Uint8Array ? key : undefined,
+    config.streamTokenTtlMs,
+  );
   // The feed index is built from the log once the replay is done (feed_index.ts says why): the
   // listener opens before the replay, and the replay tells no commit listener.
   const replayed = Promise.withResolvers<number>();
@@ -126,6 +129,7 @@ async function main(): Promise<void> {
     tokens: streamTokens,
     retentionMs: config.eventRetentionMs,
     maxStreams: config.maxStreams,
+    heartbeatMs: config.sseHeartbeatMs,
     replayed: replayed.promise,
   });
   // Webhook endpoints live beside the log: in DATA_DIR, or in PostgreSQL shared by the replicas.

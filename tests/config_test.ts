@@ -40,6 +40,8 @@ Deno.test("with nothing set, the defaults of contract §1 apply in development m
     idempotencyMaxKeys: 100_000,
     eventRetentionMs: 30 * 86_400_000,
     maxStreams: 1000,
+    sseHeartbeatMs: 15_000,
+    streamTokenTtlMs: 60_000,
     webhookTimeoutMs: 10_000,
     webhookRetryScheduleMs: [
       5_000,
@@ -322,6 +324,8 @@ Deno.test("the feed and webhook settings default to the contract's values", () =
   const config = load({});
   assert.equal(config.eventRetentionMs, 30 * 86_400_000);
   assert.equal(config.maxStreams, 1000);
+  assert.equal(config.sseHeartbeatMs, 15_000);
+  assert.equal(config.streamTokenTtlMs, 60_000);
   assert.equal(config.webhookTimeoutMs, 10_000);
   assert.deepEqual(
     config.webhookRetryScheduleMs,
@@ -358,6 +362,25 @@ Deno.test("bad feed and webhook settings are refused, quoting them", () => {
     'WEBHOOK_ALLOW_PRIVATE "yes" must be 1 (on) or 0 (off)',
   );
   assertConfigError({ MAX_STREAMS: "0" }, 'MAX_STREAMS "0" must be an integer from 1 to 1000000');
+});
+
+Deno.test("SSE_HEARTBEAT takes 1s to 15s and STREAM_TOKEN_TTL 1s to 60s, the contract's most", () => {
+  const config = load({ SSE_HEARTBEAT: "2s", STREAM_TOKEN_TTL: "1000ms" });
+  assert.equal(config.sseHeartbeatMs, 2000);
+  assert.equal(config.streamTokenTtlMs, 1000);
+  assert.equal(load({ SSE_HEARTBEAT: "15s", STREAM_TOKEN_TTL: "1m" }).streamTokenTtlMs, 60_000);
+  for (const value of ["16s", "999ms", "0s", "1", "1h"]) {
+    assertConfigError(
+      { SSE_HEARTBEAT: value },
+      `SSE_HEARTBEAT "${value}" must be a duration from 1s to 15s such as 1s or 15s`,
+    );
+  }
+  for (const value of ["61s", "2m", "500ms"]) {
+    assertConfigError(
+      { STREAM_TOKEN_TTL: value },
+      `STREAM_TOKEN_TTL "${value}" must be a duration from 1s to 60s such as 1s or 60s`,
+    );
+  }
 });
 
 Deno.test("DATABASE_URL must be a postgres URL, and a refusal never quotes its password", () => {

@@ -41,6 +41,8 @@ Environment:
   IDEMPOTENCY_MAX_KEYS   Most Idempotency-Key results remembered (default 100000)
   EVENT_RETENTION        How long the change feed keeps events (default 30d)
   MAX_STREAMS            Most Server-Sent Events streams at once (default 1000)
+  SSE_HEARTBEAT          Heartbeat comment on an event stream at least this often (default 15s)
+  STREAM_TOKEN_TTL       How long a stream token opens the event stream (default 60s)
   WEBHOOK_TIMEOUT        A webhook delivery must get a 2xx within this time (default 10s)
   WEBHOOK_RETRY_SCHEDULE Pauses between delivery retries (default 5s,5m,30m,2h,5h,10h,10h)
   WEBHOOK_ALLOW_PRIVATE  1 allows webhook URLs on private addresses and http (default 0)

@@ -26,7 +26,7 @@ export interface FeedModuleDeps {
   retentionMs: number;
   /** MAX_STREAMS. */
   maxStreams: number;
-  /** For tests: a shorter heartbeat. */
+  /** SSE_HEARTBEAT in ms (default 15 s). */
   heartbeatMs?: number;
   clock?: () => number;
   /**

@@ -49,6 +49,8 @@ export function effectiveConfig(config: Config): Record<string, unknown> {
     idempotency_max_keys: config.idempotencyMaxKeys,
     event_retention: `${config.eventRetentionMs}ms`,
     max_streams: config.maxStreams,
+    sse_heartbeat: `${config.sseHeartbeatMs}ms`,
+    stream_token_ttl: `${config.streamTokenTtlMs}ms`,
     webhook_timeout: `${config.webhookTimeoutMs}ms`,
     webhook_retry_schedule: config.webhookRetryScheduleMs.map((ms) => `${ms}ms`).join(","),
     webhook_allow_private: config.webhookAllowPrivate,

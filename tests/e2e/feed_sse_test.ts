@@ -94,7 +94,7 @@ Deno.test("after kill -9 during writes, a stream resumed with Last-Event-ID miss
 });
 
 Deno.test("a filtered stream gets bookmark frames past skipped events; MAX_STREAMS answers 503 beyond it", async () => {
-  await using server = await startServer({ env: { MAX_STREAMS: "2" } });
+  await using server = await startServer({ env: { MAX_STREAMS: "2", SSE_HEARTBEAT: "1s" } });
   const token = await makeToken();
   const api = new ApiClient(server.url, token);
   const auth = { authorization: `Bearer ${token}` };
@@ -107,8 +107,8 @@ Deno.test("a filtered stream gets bookmark frames past skipped events; MAX_STREA
   await other.close();
   await api.create(newCustomer());
   await api.create(newCustomer());
-  // The heartbeat is 15 s: within it a bookmark names the newest seq read.
-  const bookmark = await nextEvent(filtered, 20_000);
+  // At the next heartbeat (SSE_HEARTBEAT=1s) a bookmark names the newest seq read.
+  const bookmark = await nextEvent(filtered, 5_000);
   assert.deepEqual([bookmark?.event, bookmark?.id, bookmark?.data], [
     "bookmark",
     "2",
@@ -165,4 +165,45 @@ Deno.test("a stream token works as ?access_token= on the event stream only, and 
   assert.ok(stdout.includes("/api/events"), "the stream requests were logged");
   assert.ok(!stdout.includes(streamToken) && !stderr.includes(streamToken), "token logged");
   assert.ok(!stdout.includes("access_token"), "the query string is in no log line");
+});
+
+Deno.test("an idle stream gets a heartbeat comment every SSE_HEARTBEAT, and nothing more often", async () => {
+  await using server = await startServer({ env: { SSE_HEARTBEAT: "1s" } });
+  const token = await makeToken();
+  const stream = await openStream(`${server.url}/api/events`, { authorization: `Bearer ${token}` });
+  assert.equal(stream.status, 200);
+  const opened = performance.now();
+  const beats: number[] = [];
+  while (performance.now() - opened < 3_500) {
+    const frame = await stream.next(2_500);
+    assert.deepEqual(frame, { comment: "heartbeat" }, "an idle stream sends only heartbeats");
+    beats.push(performance.now() - opened);
+  }
+  await stream.close();
+  // Three or four beats in 3.5 s, each about a second after the one before.
+  assert.ok(beats.length >= 3 && beats.length <= 5, `beats at ${beats.map(Math.round)} ms`);
+  for (const [i, at] of beats.entries()) {
+    const gap = at - (i === 0 ? 0 : beats[i - 1]);
+    assert.ok(gap > 500 && gap < 2_500, `beat ${i} came ${Math.round(gap)} ms after the last`);
+  }
+});
+
+Deno.test("a stream token past STREAM_TOKEN_TTL no longer opens the stream; a fresh one does", async () => {
+  await using server = await startServer({ env: { STREAM_TOKEN_TTL: "1s" } });
+  const api = new ApiClient(server.url, await makeToken());
+  const minted = await api.post("/api/events/stream-tokens");
+  assert.equal(minted.status, 201, minted.text);
+  assert.equal(minted.body.expires_in, 1);
+  const early = await openStream(`${server.url}/api/events?access_token=${minted.body.token}`);
+  assert.equal(early.status, 200, "valid within its lifetime");
+  await early.close();
+  await new Promise((resolve) => setTimeout(resolve, 1_300));
+  const late = await openStream(`${server.url}/api/events?access_token=${minted.body.token}`);
+  assert.equal(late.status, 401);
+  assert.match(late.headers.get("content-type")!, /^application\/problem\+json/);
+  assert.match(late.text!, /expired/);
+  const fresh = await api.post("/api/events/stream-tokens");
+  const again = await openStream(`${server.url}/api/events?access_token=${fresh.body.token}`);
+  assert.equal(again.status, 200);
+  await again.close();
 });

@@ -39,3 +39,10 @@ Deno.test("a JWT_SECRET is shown only as its length", () => {
   assert.equal(shown.rate_limit, "6000/m");
   assert.equal(shown.rate_limit_burst, 10);
 });
+
+Deno.test("the event stream's heartbeat and stream-token lifetime are shown as durations", () => {
+  assert.equal(summary({}).sse_heartbeat, "15000ms");
+  const shown = summary({ SSE_HEARTBEAT: "2s", STREAM_TOKEN_TTL: "30s" });
+  assert.equal(shown.sse_heartbeat, "2000ms");
+  assert.equal(shown.stream_token_ttl, "30000ms");
+});
