@@ -40,7 +40,9 @@ const HEAD_PAGE = 1000;
  * stream client on the same host): 15 ms kept the server's thread busy (1.0–1.2 s of CPU per
  * second) and p99 was 46–75 ms; 20 ms took 0.7–0.85 s/s, near that knee, and p99 swung 32–66 ms
  * as commits queued behind the batches' writes; 25 ms took 0.57–0.68 s/s with p99 35–40 ms;
- * 30 ms 43–46 ms, the wait itself then outweighing what it saves.
+ * 30 ms 43–46 ms, the wait itself then outweighing what it saves. When the same machine ran
+ * slower later (a socket write costing more), 25 ms gave p99 45–92 ms and no interval met 50 ms
+ * reliably: the README's "Feed and SSE" has the figures.
  */
 export function batchInterval(streams: number): number {
   return Math.max(Math.min(streams / 10, 25), streams / 40);
