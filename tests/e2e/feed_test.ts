@@ -269,8 +269,8 @@ Deno.test("a consumer following the feed through a restart ends with exactly GET
 
 Deno.test("the feed reads the same after a clean restart and after kill -9 (erasure aside)", async () => {
   const dataDir = await makeDataDir();
+  let server = await startServer({ dataDir });
   try {
-    let server = await startServer({ dataDir });
     let api = new ApiClient(server.url, await makeToken());
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) ids.push((await api.create(newCustomer())).id);
@@ -299,8 +299,9 @@ Deno.test("the feed reads the same after a clean restart and after kill -9 (eras
       api = new ApiClient(server.url, await makeToken());
       assert.deepEqual(await readAll(api, "", 7), erased, `the feed after ${stop}`);
     }
-    await server.stop();
   } finally {
+    // Stops whichever server is running, also when an assertion failed.
+    await server.dispose();
     await removeDir(dataDir);
   }
 });
