@@ -3,21 +3,12 @@ import type { Customer } from "../../src/domain/customer.ts";
 import type { CustomerState } from "../../src/domain/decide.ts";
 import type { CustomerEvent } from "../../src/domain/events.ts";
 import { keyHash, PendingState } from "../../src/customers/pending_state.ts";
+import { plainCustomer } from "../support/events.ts";
 
 const TIME = "2026-01-02T03:04:05.678Z";
 
 function customer(id: string, email: string, version = 1): Customer {
-  return {
-    id,
-    name: "Ada",
-    email,
-    phone: null,
-    address: null,
-    metadata: {},
-    created_at: TIME,
-    updated_at: TIME,
-    version,
-  };
+  return plainCustomer({ id, name: "Ada", email, version, time: TIME });
 }
 
 function updated(id: string, email: string, version = 1): CustomerEvent {

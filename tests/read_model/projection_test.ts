@@ -4,6 +4,7 @@ import type { CustomerEvent } from "../../src/domain/events.ts";
 import { CustomerProjection } from "../../src/read_model/projection.ts";
 import { customerText } from "../../src/read_model/customer_text.ts";
 import { emailHash } from "../../src/read_model/email_index.ts";
+import { plainCustomer } from "../support/events.ts";
 
 const TIME = "2026-11-21T10:00:00.000Z";
 
@@ -13,17 +14,7 @@ function idOf(n: number): string {
 }
 
 function customer(n: number, name: string, email: string, version = 1): Customer {
-  return {
-    id: idOf(n),
-    name,
-    email,
-    phone: null,
-    address: null,
-    metadata: {},
-    created_at: TIME,
-    updated_at: TIME,
-    version,
-  };
+  return plainCustomer({ id: idOf(n), name, email, version, time: TIME });
 }
 
 /** Folds an event into the projection as the service does: with the data's canonical text. */

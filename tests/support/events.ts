@@ -1,5 +1,24 @@
 /** Customer events for store tests: valid ULIDs and whole customers, varied by a number. */
+import type { Customer } from "../../src/domain/customer.ts";
 import type { NewEvent } from "../../src/store/event_store.ts";
+
+/** A customer with only the given fields set, the rest empty, created and updated at `time`. */
+export function plainCustomer(
+  fields: { id: string; name: string; email: string; version: number; time: string },
+): Customer {
+  const { id, name, email, version, time } = fields;
+  return {
+    id,
+    name,
+    email,
+    phone: null,
+    address: null,
+    metadata: {},
+    created_at: time,
+    updated_at: time,
+    version,
+  };
+}
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
