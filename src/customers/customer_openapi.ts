@@ -23,6 +23,7 @@ const CHANGE_PROBLEMS: ProblemSlug[] = [
   "precondition-failed",
   "email-taken",
   ...WRITE_PROBLEMS,
+  "write-contended",
 ];
 
 /** The customer module's part of the OpenAPI document: its paths, scopes and tag. */
@@ -77,6 +78,7 @@ export const CUSTOMER_API: ApiDescription = {
           "idempotency-key-in-flight",
           "idempotency-key-reused",
           ...WRITE_PROBLEMS,
+          "write-contended",
         ],
       }),
     },
@@ -133,7 +135,7 @@ export const CUSTOMER_API: ApiDescription = {
         scope: WRITE_SCOPE,
         parameters: [param("If-Match")],
         ok: { "204": { description: "Deleted." } },
-        problems: ["not-found", "precondition-failed", ...WRITE_PROBLEMS],
+        problems: ["not-found", "precondition-failed", ...WRITE_PROBLEMS, "write-contended"],
       }),
     },
   },

@@ -1,12 +1,7 @@
 import type { ExpectedVersions } from "../domain/commands.ts";
 import type { Customer } from "../domain/customer.ts";
 import { decide, type DecideContext } from "../domain/decide.ts";
-import {
-  EmailTakenError,
-  IdempotencyKeyInFlightError,
-  IdempotencyKeyReusedError,
-  VersionMismatchError,
-} from "../domain/errors.ts";
+import { IdempotencyKeyInFlightError, IdempotencyKeyReusedError } from "../domain/errors.ts";
 import type { CustomerCommand } from "../domain/commands.ts";
 import type { CustomerEvent } from "../domain/events.ts";
 import type {
@@ -33,6 +28,7 @@ import type {
 } from "../read_model/projection.ts";
 import { IDEMPOTENCY_TTL_MS, type IdempotencyEntry, IdempotencyKeys } from "./idempotency.ts";
 import { PendingState } from "./pending_state.ts";
+import { WRITE_DEADLINE_MS, WriteContendedError } from "./write_contention.ts";
 import { requestHash } from "./request_hash.ts";
 
 /** Who is writing, for the event's metadata. */
@@ -57,6 +53,8 @@ export interface CustomerServiceDeps {
   newId: () => string;
   /** IDEMPOTENCY_MAX_KEYS: most idempotency keys remembered (default 100,000). */
   idempotencyMaxKeys?: number;
+  /** How long a write may keep losing races to other replicas (default WRITE_DEADLINE_MS). */
+  writeDeadlineMs?: number;
 }
 
 /**
@@ -102,6 +100,7 @@ export class CustomerService implements ReloadableSource {
   #followListeners: FollowListener[] = [];
   #catchingUp: Promise<void> | undefined;
   #reload: (() => Promise<boolean>) | undefined;
+  #writeDeadlineMs: number;
 
   constructor(deps: CustomerServiceDeps) {
     this.#store = deps.store;
@@ -110,6 +109,7 @@ export class CustomerService implements ReloadableSource {
     this.#idempotency = new IdempotencyKeys(deps.idempotencyMaxKeys);
     this.#clock = deps.clock;
     this.#context = { now: isoClock(deps.clock), newId: deps.newId };
+    this.#writeDeadlineMs = deps.writeDeadlineMs ?? WRITE_DEADLINE_MS;
   }
 
   /** The sequence number of the last event applied to the read model. */
@@ -333,26 +333,27 @@ export class CustomerService implements ReloadableSource {
 
   /**
    * Commits; when a shared store refuses the append because another replica wrote first, catches
-   * up with the log and decides again, so the answer is the one a single process gives. Resolves
-   * with the customer after the change (undefined after a delete).
+   * up with the log and decides again, until it commits or its deadline passes. A client's
+   * If-Match is checked by each decision, so only a version the client named answers 412.
+   * Resolves with the customer after the change (undefined after a delete).
    */
   async #commit(
     command: CustomerCommand,
     context: WriteContext,
     extra?: IdempotencyMeta,
   ): Promise<Customer | undefined> {
-    for (let attempt = 1;; attempt++) {
+    const deadline = this.#clock() + this.#writeDeadlineMs;
+    for (let lost = 0;; lost++) {
       try {
         return await this.#commitOnce(command, context, extra);
       } catch (error) {
-        const lost = error instanceof ExpectedVersionConflictError ||
-          error instanceof EmailInUseError;
-        if (!lost) throw error;
+        if (!(error instanceof ExpectedVersionConflictError || error instanceof EmailInUseError)) {
+          throw error;
+        }
         await this.catchUp();
-        if (attempt < 3) continue;
-        throw error instanceof EmailInUseError
-          ? new EmailTakenError(error.email)
-          : new VersionMismatchError(error.actual);
+        if (this.#clock() >= deadline) throw new WriteContendedError(this.#writeDeadlineMs);
+        // Replicas that keep losing to each other spread out, so one of them wins.
+        if (lost > 0) await delay(Math.random() * Math.min(50, 2 ** lost));
       }
     }
   }
@@ -363,17 +364,19 @@ export class CustomerService implements ReloadableSource {
     context: WriteContext,
     extra: IdempotencyMeta | undefined,
   ): Promise<Customer | undefined> {
-    let event = decide(command, this.#pending, this.#context);
-    if (event === undefined) {
-      const id = (command as { id: string }).id;
-      const durable = this.get(id);
-      // A change still in flight is not answered before it is durable: then the no-op is written.
-      if (durable !== undefined && durable.version === this.#pending.get(id)?.version) {
-        context.committedSeq = this.#appliedSeq;
-        context.committedText = undefined;
-        return durable;
+    if (command.type !== "CreateCustomer") {
+      // One change of a customer in flight at a time: each is decided on durable state.
+      let busy = this.#pending.settled(command.id);
+      while (busy !== undefined) {
+        await busy;
+        busy = this.#pending.settled(command.id);
       }
-      event = forcedUpdate(this.#pending.get(id)!, this.#context.now());
+    }
+    const event = decide(command, this.#pending, this.#context);
+    if (event === undefined) {
+      context.committedSeq = this.#appliedSeq;
+      context.committedText = undefined;
+      return this.get((command as { id: string }).id);
     }
     // Serialised once: the log line, the read model and the response all use this text.
     const json = event.data === null ? undefined : decidedCustomerText(event.data);
@@ -470,9 +473,6 @@ function isoClock(clock: () => number): () => string {
   };
 }
 
-/** An update event that keeps the fields: used only when a no-op races a change in flight. */
-function forcedUpdate(current: Customer, time: string): CustomerEvent {
-  const version = current.version + 1;
-  const data: Customer = { ...current, updated_at: time, version };
-  return { type: "customer.updated", id: current.id, version, time, data };
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

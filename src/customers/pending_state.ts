@@ -10,6 +10,8 @@ interface Held<T> {
   value: T;
   count: number;
   next: Held<T> | undefined;
+  /** Resolved when the last event holding the key is released; made only when someone waits. */
+  idle?: PromiseWithResolvers<void>;
 }
 
 /**
@@ -40,6 +42,18 @@ export class PendingState implements CustomerState {
   /** The owner of an email key, counting emails claimed by pending changes. */
   emailOwner(key: string): string | undefined {
     return find(this.#emails, key, keyHash(key))?.value ?? this.#base.emailOwner(key);
+  }
+
+  /**
+   * Resolves once no decided change of this customer is in flight, or undefined when none is. A
+   * change is decided only on the customer's durable state: one decided on top of another still in
+   * flight would carry that one's data even when a shared store refuses it.
+   */
+  settled(id: string): Promise<void> | undefined {
+    const held = find(this.#customers, id, keyHash(id));
+    if (held === undefined) return undefined;
+    held.idle ??= Promise.withResolvers<void>();
+    return held.idle.promise;
   }
 
   /**
@@ -95,6 +109,7 @@ function hold<T>(map: Map<number, Held<T>>, key: string, value: T): Held<T> {
 
 function release<T>(map: Map<number, Held<T>>, held: Held<T>): void {
   if (--held.count > 0) return;
+  held.idle?.resolve();
   const first = map.get(held.hash)!;
   if (first === held) {
     if (held.next === undefined) map.delete(held.hash);

@@ -36,6 +36,7 @@ import {
   UnsupportedMediaTypeError,
 } from "./errors.ts";
 import { WebhookLimitError, WebhookNotFoundError } from "../webhooks/webhook_errors.ts";
+import { WriteContendedError } from "../customers/write_contention.ts";
 
 /** How one error class becomes its problem: what it adds to the status, title and type. */
 export interface ProblemSource<E extends Error = Error> {
@@ -180,6 +181,11 @@ const ROWS = {
     on(StoreError, {
       detail: "The service cannot store changes right now; nothing was changed",
     }),
+  ),
+  "write-contended": row(
+    503,
+    "Write contended",
+    on(WriteContendedError, { headers: { "Retry-After": () => "1" } }),
   ),
   "replica-behind": row(
     503,

@@ -1,3 +1,4 @@
+import { WriteContendedError } from "../../src/customers/write_contention.ts";
 import { WebhookLimitError, WebhookNotFoundError } from "../../src/webhooks/webhook_errors.ts";
 import assert from "node:assert/strict";
 import {
@@ -70,6 +71,7 @@ const SAMPLES: Error[] = [
   new KeySetUnavailableError(),
   new MaintenanceFailingError(3, "Checksum mismatch"),
   new WriteFailedError(new Error("EIO")),
+  new WriteContendedError(5000),
   new StoreUnavailableError(new Error("ECONNREFUSED")),
   new StoreError("any other store failure"),
   new StorageFullError(new Error("ENOSPC")),

@@ -7,15 +7,25 @@ import assert from "node:assert/strict";
 import { monotonicFactory } from "ulid";
 import { CustomerService } from "../../../src/customers/customer_service.ts";
 import { EmailTakenError, VersionMismatchError } from "../../../src/domain/errors.ts";
+import { WriteContendedError } from "../../../src/customers/write_contention.ts";
 import { CustomerProjection } from "../../../src/read_model/projection.ts";
 import { PostgresEventStore } from "../../../src/store/postgres/postgres_event_store.ts";
 import { createTestSchema } from "../../support/postgres.ts";
 
-async function replicas(url: string): Promise<[CustomerService[], PostgresEventStore[]]> {
+async function replicas(
+  url: string,
+  writeDeadlineMs?: number,
+): Promise<[CustomerService[], PostgresEventStore[]]> {
   const stores = [await PostgresEventStore.open(url), await PostgresEventStore.open(url)];
   const newId = monotonicFactory();
   const services = stores.map((store) =>
-    new CustomerService({ store, projection: new CustomerProjection(), clock: Date.now, newId })
+    new CustomerService({
+      store,
+      projection: new CustomerProjection(),
+      clock: Date.now,
+      newId,
+      writeDeadlineMs,
+    })
   );
   for (const service of services) await service.replay();
   return [services, stores];
@@ -28,9 +38,10 @@ type Follow = (service: CustomerService) => Promise<void>;
 
 async function withReplicas(
   fn: (services: CustomerService[], follow: Follow) => Promise<void>,
+  writeDeadlineMs?: number,
 ): Promise<void> {
   const schema = await createTestSchema();
-  const [services, stores] = await replicas(schema.url);
+  const [services, stores] = await replicas(schema.url, writeDeadlineMs);
   // Waits until the replica's store has heard of every commit of both, then applies them.
   const follow = async (service: CustomerService) => {
     const store = stores[services.indexOf(service)];
@@ -104,3 +115,48 @@ Deno.test("the same idempotency key on two replicas at once creates one customer
     await follow(a);
     assert.equal(a.list({ limit: 10 } as never).items.length, 1);
   }));
+
+Deno.test("concurrent plain patches of one customer on two replicas keep every change, each with its own version", () =>
+  withReplicas(async ([a, b], follow) => {
+    const { customer } = await a.create(body("many@example.com"), writer(1));
+    await follow(b);
+    // Spread over a few milliseconds, so each replica's writes overlap the other's in flight.
+    const patches = Array.from({ length: 24 }, async (_, n) => {
+      await new Promise((resolve) => setTimeout(resolve, (n * 7) % 20));
+      const service = n % 2 === 0 ? a : b;
+      return service.patch(
+        customer.id,
+        { metadata: { [`p${n}`]: String(n) } },
+        undefined,
+        writer(n),
+      );
+    });
+    const answers = await Promise.all(patches);
+    const versions = answers.map((answer) => answer.version).sort((x, y) => x - y);
+    assert.deepEqual(versions, Array.from({ length: 24 }, (_, n) => n + 2));
+    for (const [n, answer] of answers.entries()) assert.equal(answer.metadata[`p${n}`], String(n));
+    await follow(a);
+    await follow(b);
+    for (const service of [a, b]) {
+      const final = service.get(customer.id)!;
+      assert.equal(final.version, 25);
+      assert.deepEqual(
+        Object.keys(final.metadata).sort(),
+        Array.from({ length: 24 }, (_, n) => `p${n}`).sort(),
+      );
+    }
+  }));
+
+Deno.test("a plain update that loses past its deadline answers write contention, never a version mismatch", () =>
+  withReplicas(async ([a, b], follow) => {
+    const { customer } = await a.create(body("late@example.com"), writer(1));
+    await follow(b);
+    await a.patch(customer.id, { name: "First" }, undefined, writer(2));
+    // b has not seen version 2: its first try is refused, and a zero deadline allows no second.
+    await assert.rejects(
+      () => b.patch(customer.id, { name: "Second" }, undefined, writer(3)),
+      WriteContendedError,
+    );
+    await follow(b);
+    assert.equal(b.get(customer.id)!.name, "First");
+  }, 0));
