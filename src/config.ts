@@ -56,7 +56,24 @@ export interface Config {
   maxWebhooks: number;
   /** A PostgreSQL connection URL: the PostgreSQL store instead of the JSONL log (DATABASE_URL). */
   databaseUrl?: string;
+  /** Each duration setting as it was written, or as its default is spelled (for people to read). */
+  durationsAsWritten: Record<DurationSetting, string>;
 }
+
+/** The duration settings with their defaults, spelled as the README spells them. */
+const DURATION_DEFAULTS = {
+  HEADER_TIMEOUT: "10s",
+  BODY_TIMEOUT: "30s",
+  IDLE_TIMEOUT: "60s",
+  EVENT_RETENTION: "30d",
+  SSE_HEARTBEAT: "15s",
+  STREAM_TOKEN_TTL: "60s",
+  WEBHOOK_TIMEOUT: "10s",
+  WEBHOOK_RETRY_SCHEDULE: "5s,5m,30m,2h,5h,10h,10h",
+} as const;
+
+/** The name of a setting whose value is a duration (or, for the retry schedule, a list of them). */
+export type DurationSetting = keyof typeof DURATION_DEFAULTS;
 
 /** One of the three key sources of contract §1, or none (development mode). */
 export type KeySource =
@@ -99,26 +116,35 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
     logLevel: logLevel(env("LOG_LEVEL")),
     rateLimit: rateLimit(env),
     corsOrigins: corsOrigins(env("CORS_ORIGINS")),
-    headerTimeoutMs: duration(env, "HEADER_TIMEOUT", 10_000),
-    bodyTimeoutMs: duration(env, "BODY_TIMEOUT", 30_000),
-    idleTimeoutMs: duration(env, "IDLE_TIMEOUT", 60_000),
+    headerTimeoutMs: duration(env, "HEADER_TIMEOUT"),
+    bodyTimeoutMs: duration(env, "BODY_TIMEOUT"),
+    idleTimeoutMs: duration(env, "IDLE_TIMEOUT"),
     idempotencyMaxKeys: idempotencyMaxKeysSetting(env),
-    eventRetentionMs: duration(env, "EVENT_RETENTION", 30 * DAY_MS, 3650 * DAY_MS),
+    eventRetentionMs: duration(env, "EVENT_RETENTION", 3650 * DAY_MS),
     maxStreams: integer(env, "MAX_STREAMS", 1000, 1, 1_000_000),
     // Contract §8: a heartbeat at least every 15 s, a stream token valid at most 60 s.
-    sseHeartbeatMs: duration(env, "SSE_HEARTBEAT", 15_000, 15_000, 1000),
-    streamTokenTtlMs: duration(env, "STREAM_TOKEN_TTL", 60_000, 60_000, 1000),
-    webhookTimeoutMs: duration(env, "WEBHOOK_TIMEOUT", 10_000),
-    webhookRetryScheduleMs: durations(env, "WEBHOOK_RETRY_SCHEDULE", DEFAULT_RETRY_SCHEDULE_MS),
+    sseHeartbeatMs: duration(env, "SSE_HEARTBEAT", 15_000, 1000),
+    streamTokenTtlMs: duration(env, "STREAM_TOKEN_TTL", 60_000, 1000),
+    webhookTimeoutMs: duration(env, "WEBHOOK_TIMEOUT"),
+    webhookRetryScheduleMs: durations(env, "WEBHOOK_RETRY_SCHEDULE"),
     webhookAllowPrivate: flag(env, "WEBHOOK_ALLOW_PRIVATE"),
     maxWebhooks: integer(env, "MAX_WEBHOOKS", 100, 1, 100_000),
     databaseUrl: databaseUrl(env("DATABASE_URL")),
+    durationsAsWritten: durationsAsWritten(env),
   };
 }
 
+/** Each duration setting's value as written, or its default's spelling when unset. */
+function durationsAsWritten(
+  env: (name: string) => string | undefined,
+): Record<DurationSetting, string> {
+  const names = Object.keys(DURATION_DEFAULTS) as DurationSetting[];
+  return Object.fromEntries(
+    names.map((name) => [name, nonEmpty(env(name)) ? env(name) : DURATION_DEFAULTS[name]]),
+  ) as Record<DurationSetting, string>;
+}
+
 const DAY_MS = 86_400_000;
-/** Contract §10: after a failure, retry after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. */
-const DEFAULT_RETRY_SCHEDULE_MS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000].map((s) => s * 1000);
 
 /** DATA_DIR, for the tasks that need nothing else (`verify`). */
 export function dataDirSetting(env: (name: string) => string | undefined): string {
@@ -280,17 +306,16 @@ const MAX_DURATION_MS = 24 * 3_600_000;
 
 /**
  * A duration such as `500ms`, `10s`, `2m` or `1h`, in milliseconds, from `minMs` (default 1 ms)
- * to `maxMs` (default 24 h).
+ * to `maxMs` (default 24 h); unset, its default.
  */
 function duration(
   env: (name: string) => string | undefined,
-  name: string,
-  fallback: number,
+  name: DurationSetting,
   maxMs = MAX_DURATION_MS,
   minMs = 1,
 ): number {
   const value = env(name);
-  if (!nonEmpty(value)) return fallback;
+  if (!nonEmpty(value)) return durationMs(DURATION_DEFAULTS[name], maxMs)!;
   const ms = durationMs(value, maxMs);
   if (ms === undefined || ms < minMs) {
     const range = maxMs > DAY_MS
@@ -311,13 +336,8 @@ function durationMs(value: string, maxMs: number): number | undefined {
 }
 
 /** A comma-separated list of 1 to 20 durations (each 1ms to 24h), e.g. `1s,2s,4s`. */
-function durations(
-  env: (name: string) => string | undefined,
-  name: string,
-  fallback: number[],
-): number[] {
-  const value = env(name);
-  if (!nonEmpty(value)) return fallback;
+function durations(env: (name: string) => string | undefined, name: DurationSetting): number[] {
+  const value = env(name) || DURATION_DEFAULTS[name];
   const items = value.split(",").map((item) => durationMs(item.trim(), MAX_DURATION_MS));
   if (items.length > 20 || items.some((ms) => ms === undefined)) {
     throw new ConfigError(

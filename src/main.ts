@@ -117,7 +117,7 @@ async function main(): Promise<void> {
   );
   // The feed index is built from the log once the replay is done (feed_index.ts says why): the
   // listener opens before the replay, and the replay tells no commit listener.
-  const replayed = Promise.withResolvers<number>();
+  const replayed = Promise.withResolvers<void>();
   const feed = feedModule({
     store,
     // Every event applied, this replica's own and (on PostgreSQL) the other replicas'.
@@ -244,7 +244,7 @@ async function main(): Promise<void> {
     Promise.reject(replayFailure(error, config.dataDir))
   );
   const ms = Math.round(performance.now() - started);
-  replayed.resolve(recovery.snapshotSeq);
+  replayed.resolve();
   log.info("replay done", {
     snapshot_seq: recovery.snapshotSeq,
     snapshot_records: recovery.snapshotRecords,

@@ -55,6 +55,16 @@ Deno.test("with nothing set, the defaults of contract §1 apply in development m
     webhookAllowPrivate: false,
     maxWebhooks: 100,
     databaseUrl: undefined,
+    durationsAsWritten: {
+      HEADER_TIMEOUT: "10s",
+      BODY_TIMEOUT: "30s",
+      IDLE_TIMEOUT: "60s",
+      EVENT_RETENTION: "30d",
+      SSE_HEARTBEAT: "15s",
+      STREAM_TOKEN_TTL: "60s",
+      WEBHOOK_TIMEOUT: "10s",
+      WEBHOOK_RETRY_SCHEDULE: "5s,5m,30m,2h,5h,10h,10h",
+    },
   });
 });
 

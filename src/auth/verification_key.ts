@@ -72,11 +72,12 @@ async function devModeSecret(
   log: Logger,
 ): Promise<{ key: Uint8Array; announce: (target: string) => void }> {
   const { secret, created } = await loadOrCreateDevSecret(config.dataDir);
+  const scope = `${READ_SCOPE} ${WRITE_SCOPE} ${WEBHOOKS_SCOPE}`;
   const token = await mintToken(
     secret,
     {
       sub: "dev",
-      scope: `${READ_SCOPE} ${WRITE_SCOPE} ${WEBHOOKS_SCOPE}`,
+      scope,
       ttlSeconds: 24 * 3600,
     },
     config.jwtIssuer,
@@ -91,7 +92,7 @@ async function devModeSecret(
       [
         "WARNING: development mode. Tokens are signed with a generated secret in DATA_DIR/dev-secret.",
         "Do not run like this in production: set JWT_SECRET, JWKS_FILE or JWKS_URL.",
-        `A token with both scopes, valid for 24 h:\n${token}`,
+        `A token with every scope (${scope}), valid for 24 h:\n${token}`,
         `Try: curl -H "Authorization: Bearer ${token}" ${target}`,
       ].join("\n"),
     );

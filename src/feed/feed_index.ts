@@ -1,5 +1,5 @@
 import type { EventStore } from "../store/event_store.ts";
-import { CorruptLogError, LogTruncatedError } from "../store/store_errors.ts";
+import { LogTruncatedError } from "../store/store_errors.ts";
 
 /** The part of an event the index keeps. */
 export interface IndexedEvent {
@@ -49,9 +49,9 @@ export class FeedIndex {
    * shared store other replicas' commits) without telling listeners, so the build must read the log
    * past the replay's end: built before it, the index missed every event of a restarted JSONL log.
    */
-  constructor(store: EventStore, after: Promise<number | void> = Promise.resolve()) {
+  constructor(store: EventStore, after: Promise<void> = Promise.resolve()) {
     this.#store = store;
-    this.ready = after.then((snapshotSeq) => this.#build(snapshotSeq ?? 0));
+    this.ready = after.then(() => this.#build());
   }
 
   /** The newest seq the index covers. */
@@ -116,19 +116,12 @@ export class FeedIndex {
     return this.#times[seq - 1] * 1000;
   }
 
-  /**
-   * `snapshotSeq`: the snapshot the replay started from. Damage in a segment it covers does not
-   * stop startup (a warning names it), so it must not stop the index either: left unhandled, the
-   * rejection ended the process. The index then starts after the snapshot, as after retention.
-   */
-  async #build(snapshotSeq: number): Promise<void> {
+  async #build(): Promise<void> {
     // Every commit since construction is in #early, every one before it in the log.
     while (true) {
       const events = await this.#store.readFrom(this.#indexed, BUILD_PAGE).catch((error) => {
-        if (error instanceof CorruptLogError && this.#indexed < snapshotSeq) {
-          this.#indexed = snapshotSeq;
-        } else if (error instanceof LogTruncatedError) this.#indexed = error.oldestSeq - 1;
-        else throw error;
+        if (!(error instanceof LogTruncatedError)) throw error;
+        this.#indexed = error.oldestSeq - 1;
         return this.#store.readFrom(this.#indexed, BUILD_PAGE);
       });
       for (const event of events) this.#put(event);

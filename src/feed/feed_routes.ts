@@ -29,11 +29,8 @@ export interface FeedModuleDeps {
   /** SSE_HEARTBEAT in ms (default 15 s). */
   heartbeatMs?: number;
   clock?: () => number;
-  /**
-   * Resolves once the startup replay is done, with the seq of the snapshot it started from; the
-   * index is built after it (default: at once).
-   */
-  replayed?: Promise<number | void>;
+  /** Resolves once the startup replay is done; the index is built after it (default: at once). */
+  replayed?: Promise<void>;
 }
 
 /** The feed module and its stop: closes streams and ends long polls (at shutdown). */

@@ -6,11 +6,13 @@ const WINDOW_UNIT: Record<number, string> = { 1: "s", 60: "m", 3600: "h" };
 
 /**
  * Every setting as the server runs with it, for the one startup log line: paths absolute, a
- * secret only as "set (N bytes)", and `key_source` saying where token keys come from.
+ * secret only as "set (N bytes)", durations as written, and `key_source` saying where token keys
+ * come from.
  */
 export function effectiveConfig(config: Config): Record<string, unknown> {
   const source = config.keySource;
   const dataDir = resolve(config.dataDir);
+  const written = config.durationsAsWritten;
   return {
     listen: config.socket === undefined
       ? `${config.host}:${config.port}`
@@ -43,16 +45,16 @@ export function effectiveConfig(config: Config): Record<string, unknown> {
       : `${config.rateLimit.limit}/${WINDOW_UNIT[config.rateLimit.windowSeconds]}`,
     rate_limit_burst: config.rateLimit?.burst ?? null,
     cors_origins: config.corsOrigins,
-    header_timeout: `${config.headerTimeoutMs}ms`,
-    body_timeout: `${config.bodyTimeoutMs}ms`,
-    idle_timeout: `${config.idleTimeoutMs}ms`,
+    header_timeout: written.HEADER_TIMEOUT,
+    body_timeout: written.BODY_TIMEOUT,
+    idle_timeout: written.IDLE_TIMEOUT,
     idempotency_max_keys: config.idempotencyMaxKeys,
-    event_retention: `${config.eventRetentionMs}ms`,
+    event_retention: written.EVENT_RETENTION,
     max_streams: config.maxStreams,
-    sse_heartbeat: `${config.sseHeartbeatMs}ms`,
-    stream_token_ttl: `${config.streamTokenTtlMs}ms`,
-    webhook_timeout: `${config.webhookTimeoutMs}ms`,
-    webhook_retry_schedule: config.webhookRetryScheduleMs.map((ms) => `${ms}ms`).join(","),
+    sse_heartbeat: written.SSE_HEARTBEAT,
+    stream_token_ttl: written.STREAM_TOKEN_TTL,
+    webhook_timeout: written.WEBHOOK_TIMEOUT,
+    webhook_retry_schedule: written.WEBHOOK_RETRY_SCHEDULE,
     webhook_allow_private: config.webhookAllowPrivate,
     max_webhooks: config.maxWebhooks,
     database_url: config.databaseUrl === undefined ? null : withoutPassword(config.databaseUrl),

@@ -76,6 +76,16 @@ const TABLE: { damage: string; refused: boolean; build(dir: string): Promise<voi
     },
   },
   {
+    damage: "a bit flip in a segment the snapshot covers (the feed still serves its events)",
+    refused: true,
+    build: async (dir) => {
+      await writeSegment(dir, 1, [1, 2, 3]);
+      await writeSegment(dir, 4, [4, 5]);
+      await writeSnapshot(dir, 3, []);
+      await damageLine(dir, 1, 2);
+    },
+  },
+  {
     damage: "a truncated snapshot, the whole log behind it",
     refused: false,
     build: async (dir) => {
@@ -127,11 +137,14 @@ for (const { damage, refused, build } of TABLE) {
       assert.equal(verify.code === 1, refused, `verify:\n${verify.stdout}${verify.stderr}`);
       assert.equal(started.refusal !== undefined, refused, started.refusal ?? "it started");
       if (refused) {
-        // Startup's reason is verify's first DAMAGE line, problem and place alike.
+        // Startup's reason is verify's first DAMAGE line: problem, file, line and byte offset.
         const [, where, problem] = /^DAMAGE: (.*?): (.*)$/.exec(fatal[0])!;
         assert.ok(started.refusal!.includes(problem), `${started.refusal}\nlacks: ${problem}`);
-        const file = where.replace(/ line \d+ \(byte offset \d+\)$/, "");
+        const [, file, place] = /^(.*?)((?: line \d+ \(byte offset \d+\))?)$/.exec(where)!;
         assert.ok(started.refusal!.includes(file), `${started.refusal}\nlacks: ${file}`);
+        assert.ok(started.refusal!.includes(place), `${started.refusal}\nlacks: ${place}`);
+        // Damage is an I/O refusal (74), as for an unreadable file; verify's 1 means "refuses".
+        assert.match(started.refusal!, /exited with code 74 /);
       } else {
         assert.ok(warned.length > 0, `verify did not warn:\n${verify.stdout}`);
         assert.ok(started.warnings.length > 0, "startup did not warn");

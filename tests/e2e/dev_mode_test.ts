@@ -51,6 +51,12 @@ Deno.test("with no key source the server creates a 0600 dev secret and prints a 
           String(claims.scope).split(" ").sort(),
           ["customers:read", "customers:write", "webhooks:manage"],
         );
+        // The banner says what the token carries: its three scopes, by name.
+        assert.match(
+          stderr,
+          /A token with every scope \(customers:read customers:write webhooks:manage\)/,
+        );
+        assert.doesNotMatch(stderr, /both scopes/);
         assert.ok(typeof claims.exp === "number" && claims.exp > Date.now() / 1000 + 3600);
       },
     );

@@ -40,9 +40,23 @@ Deno.test("a JWT_SECRET is shown only as its length", () => {
   assert.equal(shown.rate_limit_burst, 10);
 });
 
-Deno.test("the event stream's heartbeat and stream-token lifetime are shown as durations", () => {
-  assert.equal(summary({}).sse_heartbeat, "15000ms");
-  const shown = summary({ SSE_HEARTBEAT: "2s", STREAM_TOKEN_TTL: "30s" });
-  assert.equal(shown.sse_heartbeat, "2000ms");
+Deno.test("durations are shown as they were written, and unset ones as their defaults are spelled", () => {
+  const defaults = summary({});
+  assert.equal(defaults.event_retention, "30d");
+  assert.equal(defaults.sse_heartbeat, "15s");
+  assert.equal(defaults.idle_timeout, "60s");
+  assert.equal(defaults.webhook_retry_schedule, "5s,5m,30m,2h,5h,10h,10h");
+  const shown = summary({
+    EVENT_RETENTION: "720h",
+    SSE_HEARTBEAT: "2s",
+    STREAM_TOKEN_TTL: "30000ms",
+    BODY_TIMEOUT: "1m",
+    WEBHOOK_RETRY_SCHEDULE: "1s,2s,4s",
+  });
+  assert.equal(shown.event_retention, "720h");
+  assert.equal(shown.sse_heartbeat, "2s");
   assert.equal(shown.stream_token_ttl, "30000ms");
+  assert.equal(shown.body_timeout, "1m");
+  assert.equal(shown.webhook_retry_schedule, "1s,2s,4s");
+  assert.ok(!JSON.stringify(defaults).match(/\d{4,}ms/), JSON.stringify(defaults));
 });

@@ -4,7 +4,6 @@ import type { JsonlEventStore } from "./jsonl_store.ts";
 import { keepsEvent, type SnapshotSource } from "../snapshot_source.ts";
 import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
 import { compactSegment, removeSegment } from "./segment_compaction.ts";
-import { damageInCoveredSegments } from "./covered_damage.ts";
 import {
   CorruptSnapshotError,
   joinRecord,
@@ -87,10 +86,6 @@ export class CompactionPolicy implements StoreMaintenance {
     for (let i = 0; i < records.length; i++) this.#source.restore(records[i], data[i]);
     const eventsReplayed = await this.#source.replay(snapshotSeq);
     this.#snapshotSeq = snapshotSeq;
-    // In the background: the segments the snapshot covers are not needed to start.
-    this.#checkCovered(snapshotSeq).catch((error) =>
-      this.#log.warn("Could not check the segments the snapshot covers", { error: String(error) })
-    );
     return { snapshotSeq, snapshotRecords: records.length, eventsReplayed };
   }
 
@@ -125,19 +120,6 @@ export class CompactionPolicy implements StoreMaintenance {
           this.startCompaction();
         }
       });
-  }
-
-  /** Warns about damage in segments the snapshot covers, as `verify` reports it. */
-  async #checkCovered(snapshotSeq: number): Promise<void> {
-    if (snapshotSeq === 0) return;
-    for (const damage of await damageInCoveredSegments(this.#store.dataDir, snapshotSeq)) {
-      this.#log.warn("Damage in a log segment startup does not need", {
-        file: damage.file,
-        line: damage.line,
-        offset: damage.offset,
-        problem: damage.problem,
-      });
-    }
   }
 
   /** Waits for a running compaction and cancels a scheduled one. */

@@ -30,14 +30,12 @@ export interface WalkResult {
 
 /** How to walk: what the snapshot covers, where events go, what to do with damage. */
 export interface WalkOptions {
-  /** The seq of the snapshot startup loads (0: none): segments it wholly covers are not needed. */
+  /** The seq of the snapshot startup loads (0: none): only events after it are handed on. */
   afterSeq: number;
   /** Receives each event after afterSeq, in order, with its line's bytes. */
   onEvent?: (event: ReplayedEvent, line: Uint8Array) => void;
   /** Receives each problem; startup throws on a fatal one, verify collects them all. */
   onDamage: (damage: Damage) => void;
-  /** Also reads the segments the snapshot covers (verify does; their damage is not fatal). */
-  readCovered?: boolean;
 }
 
 /**
@@ -45,12 +43,13 @@ export interface WalkOptions {
  * directory alike: checksums, sequence inside and between segments, a beginning that the
  * snapshot must cover, and a torn tail (damaged records after the last good one of the last
  * segment: what a crash mid-append leaves), which is the only damage that is not fatal.
+ * Segments the snapshot covers are checked too: the feed and history still serve their events.
  */
 export async function walkSegments(
   segments: readonly Segment[],
   options: WalkOptions,
 ): Promise<WalkResult> {
-  const { afterSeq } = options;
+  const { afterSeq, onDamage: report } = options;
   const result: WalkResult = {
     lastSeq: 0,
     delivered: 0,
@@ -61,16 +60,11 @@ export async function walkSegments(
   let previous: Segment | undefined;
   for (const [index, segment] of segments.entries()) {
     const next = segments[index + 1];
+    // Its events are in the snapshot: only their envelopes (and checksums) are read.
     const covered = next !== undefined && next.first - 1 <= afterSeq;
-    const report = covered ? notNeeded(options.onDamage) : options.onDamage;
     const first = (problem: string) =>
       report({ file: segment.path, line: 1, offset: 0, problem, fatal: true });
-    if (covered && !options.readCovered) {
-      result.lastSeq = next.first - 1;
-      previous = undefined;
-      continue;
-    }
-    // After a compacted segment (or one not read) only "later" can be checked, not "next".
+    // After a compacted segment only "later" can be checked, not "next".
     const follows = previous === undefined || previous.compacted
       ? segment.first > result.lastSeq
       : segment.first === result.lastSeq + 1;
@@ -85,13 +79,8 @@ export async function walkSegments(
         result.delivered++;
         options.onEvent?.(event, line);
       }
-    }, { next, tornIsOk: isLast });
+    }, { next, tornIsOk: isLast, envelopeOnly: covered });
     previous = segment;
-    if (covered) {
-      // As startup sees it: the snapshot ends here, whatever this segment held.
-      result.lastSeq = next.first - 1;
-      previous = undefined;
-    }
     if (isLast) {
       result.activeLength = read.torn?.offset ?? read.end;
       result.headerLength = read.headerLength;
@@ -121,14 +110,4 @@ export async function walkSegments(
     }
   }
   return result;
-}
-
-/** Damage in a segment the snapshot covers does not stop startup, which does not read it. */
-export function notNeeded(onDamage: (damage: Damage) => void): (damage: Damage) => void {
-  return (damage) =>
-    onDamage({
-      ...damage,
-      fatal: false,
-      problem: `${damage.problem} (the snapshot covers this segment: startup does not read it)`,
-    });
 }

@@ -32,7 +32,6 @@ export async function verifyDataDir(dataDir: string): Promise<Finding[]> {
   }
   await walkSegments(await listSegments(dataDir), {
     afterSeq: snapshotSeq ?? 0,
-    readCovered: true,
     onDamage: (damage: Damage) => findings.push(damage),
   });
   return findings;
