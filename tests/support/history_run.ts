@@ -4,7 +4,7 @@
  * the README says) and cuts replicas' database connections; then the checker's report.
  */
 import { checkHistory, type HistoryReport } from "./history_checker.ts";
-import { finalState, headOf, readWholeFeed, runWorkload } from "./history_workload.ts";
+import { finalState, headOf, readWholeFeed, runWorkload, unionFeed } from "./history_workload.ts";
 import { createTestSchema } from "./postgres.ts";
 import { ReplicaSet } from "./replica_set.ts";
 import { makeDataDir, removeDir, startServer, type TestServer } from "./server.ts";
@@ -57,9 +57,9 @@ export async function historyOnReplicas(options: RunOptions): Promise<RunResult>
         }
       }
     })();
-    const ops = await runWorkload({ ...workload(options), targets, token, until });
+    const run = await runWorkload({ ...workload(options), targets, token, until });
     await faulting;
-    return { ...await collect(ops, targets(), token), faults };
+    return { ...await collect(run, targets(), token), faults };
   } finally {
     await set.dispose();
     await schema.drop();
@@ -85,9 +85,9 @@ export async function historyOnJsonl(options: RunOptions): Promise<RunResult> {
         server = await startServer({ dataDir });
       }
     })();
-    const ops = await runWorkload({ ...workload(options), targets, token, until });
+    const run = await runWorkload({ ...workload(options), targets, token, until });
     await faulting;
-    return { ...await collect(ops, targets(), token), faults };
+    return { ...await collect(run, targets(), token), faults };
   } finally {
     await server?.dispose();
     await removeDir(dataDir);
@@ -104,7 +104,7 @@ function workload(options: RunOptions) {
 }
 
 async function collect(
-  ops: Awaited<ReturnType<typeof runWorkload>>,
+  run: Awaited<ReturnType<typeof runWorkload>>,
   targets: string[],
   token: string,
 ) {
@@ -113,5 +113,6 @@ async function collect(
   const ids = new Set(feed.events.map((event) => event.customer_id));
   const finals = [];
   for (const target of targets) finals.push(await finalState(target, token, head, ids));
-  return checkHistory(ops, feed.events, finals, feed.start);
+  const followed = run.followed.filter((event) => event.seq >= feed.start);
+  return checkHistory(run.ops, unionFeed(feed.events, followed), finals, feed.start);
 }

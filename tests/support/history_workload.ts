@@ -30,8 +30,14 @@ interface Slot {
 const now = () => performance.timeOrigin + performance.now();
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs the clients until the deadline; resolves with every op they sent. */
-export async function runWorkload(options: WorkloadOptions): Promise<Op[]> {
+/**
+ * Runs the clients until the deadline; resolves with every op they sent, and the events a follower
+ * read from the feed as they committed (erasure later removes a deleted customer's earlier events
+ * from the feed, so the final read alone could not check the writes that preceded a delete).
+ */
+export async function runWorkload(
+  options: WorkloadOptions,
+): Promise<{ ops: Op[]; followed: FeedEvent[] }> {
   const ops: Op[] = [];
   const slots: (Slot | undefined)[] = new Array(options.customers).fill(undefined);
   const creating = new Set<number>();
@@ -142,8 +148,51 @@ export async function runWorkload(options: WorkloadOptions): Promise<Op[]> {
     }
   };
 
-  await Promise.all(Array.from({ length: options.clients }, (_, n) => client(n)));
-  return ops;
+  const followed: FeedEvent[] = [];
+  const follow = async () => {
+    let after = 0;
+    while (performance.now() < options.until) {
+      const targets = options.targets();
+      try {
+        if (targets.length === 0) throw new Error("no server is up");
+        const res = await fetch(
+          new URL(`/api/events?after=${after}&limit=1000&wait=1`, pick(targets)),
+          {
+            headers: { authorization: `Bearer ${options.token}` },
+            signal: AbortSignal.timeout(5000),
+          },
+        );
+        const body = await res.json();
+        if (!res.ok) throw new Error(`${res.status}`);
+        followed.push(...body.data);
+        after = Math.max(after, body.last_seq);
+      } catch {
+        await pause(50);
+      }
+    }
+  };
+
+  await Promise.all([
+    ...Array.from({ length: options.clients }, (_, n) => client(n)),
+    follow(),
+  ]);
+  return { ops, followed };
+}
+
+/**
+ * The feed as checked: the events read at the end, and those the follower read that erasure has
+ * removed since, by seq. An event read both ways must read the same.
+ */
+export function unionFeed(final: FeedEvent[], followed: FeedEvent[]): FeedEvent[] {
+  const bySeq = new Map(final.map((event) => [event.seq, event]));
+  for (const event of followed) {
+    const kept = bySeq.get(event.seq);
+    if (kept === undefined) bySeq.set(event.seq, event);
+    else if (JSON.stringify(kept) !== JSON.stringify(event)) {
+      throw new Error(`seq ${event.seq} read two ways: ${JSON.stringify([kept, event])}`);
+    }
+  }
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
 }
 
 /** The newest seq any of the servers has applied. */
