@@ -5,6 +5,7 @@ import { publicEventJson } from "../feed/public_event.ts";
 import type { Logger } from "../ops/log.ts";
 import { attemptEntry, type AttemptResult, type Deliverer, type Message } from "./delivery.ts";
 import { DeliveryGate } from "./delivery_gate.ts";
+import { sleep } from "../lib/sleep.ts";
 
 const BATCH = 100;
 /** A loop's progress is checkpointed at most this often while it delivers (and when it stops). */
@@ -138,39 +139,43 @@ export class WebhookDispatcher {
 
   async #run(id: string, signal: AbortSignal): Promise<void> {
     let cursor = this.deps.webhooks.get(id)?.last_seq ?? 0;
-    let checkpointed = this.#clock();
-    while (!signal.aborted) {
-      let events: ReplayedEvent[];
-      try {
-        if (cursor < (this.deps.oldestSeq?.() ?? 0) - 1) throw new LogTruncatedError(cursor, 0);
-        events = await this.deps.tail.readFrom(cursor, BATCH);
-      } catch (error) {
-        if (!(error instanceof LogTruncatedError)) throw error;
-        // Retention dropped (or may drop) events this endpoint never got: stop, not skip them.
-        await this.deps.disable(id, "retention");
-        return;
-      }
-      if (events.length === 0) {
-        await this.deps.events.waitForCommit(cursor, signal).catch(() => {});
-        continue;
-      }
-      for (const event of events) {
-        const endpoint = this.deps.webhooks.get(id);
-        if (signal.aborted || endpoint === undefined || !endpoint.enabled || !this.#owns(id)) {
+    let written = cursor, checkpointed = this.#clock();
+    const checkpoint = () => {
+      if (cursor > written) this.#background(this.deps.webhooks.checkpoint(id, written = cursor));
+      checkpointed = this.#clock();
+    };
+    try {
+      while (!signal.aborted) {
+        let events: ReplayedEvent[];
+        try {
+          if (cursor < (this.deps.oldestSeq?.() ?? 0) - 1) throw new LogTruncatedError(cursor, 0);
+          events = await this.deps.tail.readFrom(cursor, BATCH);
+        } catch (error) {
+          if (!(error instanceof LogTruncatedError)) throw error;
+          // Retention dropped (or may drop) events this endpoint never got: stop, not skip them.
+          await this.deps.disable(id, "retention");
           return;
         }
-        if (endpoint.types.includes(event.type)) {
-          if (!await this.#deliver(endpoint, eventMessage(event), signal)) return;
-          // One checkpoint per 50 ms of progress, not one per delivery (the batch's end adds one).
-          const now = this.#clock();
-          if (now - checkpointed >= CHECKPOINT_MS) {
-            this.#background(this.deps.webhooks.checkpoint(id, event.seq));
-            checkpointed = now;
-          }
+        if (events.length === 0) {
+          await this.deps.events.waitForCommit(cursor, signal).catch(() => {});
         }
-        cursor = event.seq;
+        for (const event of events) {
+          const endpoint = this.deps.webhooks.get(id);
+          if (signal.aborted || endpoint === undefined || !endpoint.enabled || !this.#owns(id)) {
+            return;
+          }
+          if (endpoint.types.includes(event.type)) {
+            if (!await this.#deliver(endpoint, eventMessage(event), signal)) return;
+          }
+          cursor = event.seq;
+          // One checkpoint per interval of progress, not one per delivery; one after each batch.
+          if (this.#clock() - checkpointed >= CHECKPOINT_MS) checkpoint();
+        }
+        checkpoint();
       }
-      this.#background(this.deps.webhooks.checkpoint(id, cursor));
+    } finally {
+      // Stopped, disabled or no longer owned: what was delivered is not sent again.
+      checkpoint();
     }
   }
 
@@ -242,16 +247,4 @@ export class WebhookDispatcher {
       this.deps.log.error("webhook state write failed", { error: String(error) })
     );
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
 }

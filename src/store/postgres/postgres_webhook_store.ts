@@ -248,7 +248,7 @@ export class PostgresWebhookStore implements WebhookStore {
     if (this.#lazy.length > 0) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
-      this.#flushing ??= this.#flush();
+      this.#startFlush();
     }
     await this.#flushing;
     await this.#reload(false, id);
@@ -258,7 +258,7 @@ export class PostgresWebhookStore implements WebhookStore {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#timer);
-    if (this.#lazy.length > 0) this.#flushing ??= this.#flush();
+    this.#startFlush();
     while (this.#flushing !== undefined) await this.#flushing;
     await this.#pool.end().catch(() => {});
   }
@@ -291,14 +291,29 @@ export class PostgresWebhookStore implements WebhookStore {
   #later(write: (done: () => void, failed: (e: unknown) => void) => LazyWrite): Promise<void> {
     if (this.#closed) return Promise.reject(new StoreClosedError());
     const written = new Promise<void>((done, failed) => this.#lazy.push(write(done, failed)));
-    if (this.#lazyMs === 0) this.#flushing ??= this.#flush();
+    if (this.#lazyMs === 0) this.#startFlush();
     else {
       this.#timer ??= setTimeout(() => {
         this.#timer = undefined;
-        this.#flushing ??= this.#flush();
+        this.#startFlush();
       }, this.#lazyMs);
     }
     return written;
+  }
+
+  /**
+   * Starts writing the waiting checkpoints and attempts unless a flush is under way (it takes
+   * them) or none wait. Only a flush with work is kept in #flushing: one started with none would
+   * end at once and stay there, and every later write would wait for a flush that never comes.
+   */
+  #startFlush(): void {
+    if (this.#flushing !== undefined || this.#lazy.length === 0) return;
+    // Deferred, so its first query runs with #flushing set: after close() only a flush may query.
+    this.#flushing = Promise.resolve().then(() => this.#flush()).finally(() => {
+      this.#flushing = undefined;
+      // Written while the last batch was finishing, after the loop looked.
+      if (this.#lazy.length > 0) this.#startFlush();
+    });
   }
 
   /** Writes the waiting checkpoints (the newest per endpoint) and attempts in three statements. */
@@ -330,7 +345,6 @@ export class PostgresWebhookStore implements WebhookStore {
         for (const write of batch) write.failed(error);
       }
     }
-    this.#flushing = undefined;
   }
 
   async #query<R>(text: string, values?: unknown[]): Promise<{ rows: R[] }> {

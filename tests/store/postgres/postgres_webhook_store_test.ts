@@ -65,3 +65,36 @@ Deno.test("postgres webhook store: writes and refreshes fail with StoreUnavailab
     await schema.drop();
   }
 });
+
+Deno.test("postgres webhook store: a checkpoint or attempt written during a flush is written soon after, and at close", async () => {
+  const schema = await createTestSchema();
+  try {
+    const store = await PostgresWebhookStore.open(schema.url, { lazyWriteMs: 20 });
+    await store.put(endpoint(1));
+    // The first is flushed by the refresh; the second arrives during that flush, which takes it
+    // while its own timer is still armed.
+    const first = store.checkpoint(ulid(1), 1);
+    const refreshed = store.refresh();
+    const second = store.checkpoint(ulid(1), 2);
+    await Promise.all([first, refreshed, second]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const later = [store.checkpoint(ulid(1), 3), store.recordAttempt(ulid(1), attempt(3))];
+    const settled = await Promise.race([
+      Promise.all(later).then(() => "written"),
+      new Promise((resolve) => setTimeout(() => resolve("still waiting after 2 s"), 2000)),
+    ]);
+    assert.equal(settled, "written");
+    const rows = await schema.query(`SELECT last_seq FROM ${schema.name}.webhook_endpoints`);
+    assert.equal(Number(rows[0].last_seq), 3);
+    // Waiting at close: written, not refused because the store is closing.
+    const atClose = [store.checkpoint(ulid(1), 4), store.recordAttempt(ulid(1), attempt(4))];
+    await store.close();
+    await Promise.all(atClose);
+    const reopened = await PostgresWebhookStore.open(schema.url);
+    assert.equal(reopened.get(ulid(1))!.last_seq, 4);
+    assert.deepEqual(reopened.attempts(ulid(1)).map((a) => a.seq), [4, 3]);
+    await reopened.close();
+  } finally {
+    await schema.drop();
+  }
+});
