@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { monotonicFactory } from "ulid";
-import { CustomerService } from "../../../src/customers/customer_service.ts";
+import { CustomerService, type WriteContext } from "../../../src/customers/customer_service.ts";
 import { EmailTakenError, VersionMismatchError } from "../../../src/domain/errors.ts";
 import { WriteContendedError } from "../../../src/customers/write_contention.ts";
 import { CustomerProjection } from "../../../src/read_model/projection.ts";
@@ -121,17 +121,15 @@ Deno.test("concurrent plain patches of one customer on two replicas keep every c
     const { customer } = await a.create(body("many@example.com"), writer(1));
     await follow(b);
     // Spread over a few milliseconds, so each replica's writes overlap the other's in flight.
-    const patches = Array.from({ length: 24 }, async (_, n) => {
+    const contexts: WriteContext[] = Array.from({ length: 24 }, (_, n) => writer(n));
+    const patches = contexts.map(async (context, n) => {
       await new Promise((resolve) => setTimeout(resolve, (n * 7) % 20));
       const service = n % 2 === 0 ? a : b;
-      return service.patch(
-        customer.id,
-        { metadata: { [`p${n}`]: String(n) } },
-        undefined,
-        writer(n),
-      );
+      return service.patch(customer.id, { metadata: { [`p${n}`]: String(n) } }, undefined, context);
     });
     const answers = await Promise.all(patches);
+    // Each answer's Log-Seq is its own event's seq: 24 different ones.
+    assert.equal(new Set(contexts.map((context) => context.committedSeq)).size, 24);
     const versions = answers.map((answer) => answer.version).sort((x, y) => x - y);
     assert.deepEqual(versions, Array.from({ length: 24 }, (_, n) => n + 2));
     for (const [n, answer] of answers.entries()) assert.equal(answer.metadata[`p${n}`], String(n));
