@@ -30,12 +30,8 @@ export interface Config {
   rateLimit?: RatePolicy;
   /** Origins allowed by CORS; empty means CORS is off. */
   corsOrigins: string[];
-  /** A request head not complete within this many ms is cut off (by a proxy in front, see README). */
-  headerTimeoutMs: number;
   /** A request body not received within this many ms is answered 408. */
   bodyTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this many ms (by a proxy in front, see README). */
-  idleTimeoutMs: number;
   /** At most this many idempotency keys are remembered; the oldest is forgotten first. */
   idempotencyMaxKeys: number;
   /** Events stay readable in the change feed for this many ms (EVENT_RETENTION). */
@@ -62,9 +58,7 @@ export interface Config {
 
 /** The duration settings with their defaults, spelled as the README spells them. */
 const DURATION_DEFAULTS = {
-  HEADER_TIMEOUT: "10s",
   BODY_TIMEOUT: "30s",
-  IDLE_TIMEOUT: "60s",
   EVENT_RETENTION: "30d",
   SSE_HEARTBEAT: "15s",
   STREAM_TOKEN_TTL: "60s",
@@ -116,9 +110,7 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
     logLevel: logLevel(env("LOG_LEVEL")),
     rateLimit: rateLimit(env),
     corsOrigins: corsOrigins(env("CORS_ORIGINS")),
-    headerTimeoutMs: duration(env, "HEADER_TIMEOUT"),
     bodyTimeoutMs: duration(env, "BODY_TIMEOUT"),
-    idleTimeoutMs: duration(env, "IDLE_TIMEOUT"),
     idempotencyMaxKeys: idempotencyMaxKeysSetting(env),
     eventRetentionMs: duration(env, "EVENT_RETENTION", 3650 * DAY_MS),
     maxStreams: integer(env, "MAX_STREAMS", 1000, 1, 1_000_000),

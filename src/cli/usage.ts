@@ -36,8 +36,6 @@ Environment:
   RATE_LIMIT_BURST       Burst size of RATE_LIMIT (default: its limit)
   CORS_ORIGINS           Comma-separated origins allowed by CORS (default: CORS off)
   BODY_TIMEOUT           A request body must arrive within this time, else 408 (default 30s)
-  HEADER_TIMEOUT         Request head deadline for the proxy in front (default 10s)
-  IDLE_TIMEOUT           Idle keep-alive deadline for the proxy in front (default 60s)
   IDEMPOTENCY_MAX_KEYS   Most Idempotency-Key results remembered (default 100000)
   EVENT_RETENTION        How long the change feed keeps events (default 30d)
   MAX_STREAMS            Most Server-Sent Events streams at once (default 1000)
