@@ -1,5 +1,5 @@
 /**
- * Heap bytes per remembered Idempotency-Key, for the README's figure and IDEMPOTENCY_MAX_KEYS's
+ * Heap bytes per remembered Idempotency-Key, for docs/api.md's figure and IDEMPOTENCY_MAX_KEYS's
  * default: `deno run --v8-flags=--expose-gc bench/idempotency_memory.ts [keys]`.
  */
 import { IdempotencyKeys } from "../src/customers/idempotency.ts";

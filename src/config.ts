@@ -30,11 +30,11 @@ export interface Config {
   rateLimit?: RatePolicy;
   /** Origins allowed by CORS; empty means CORS is off. */
   corsOrigins: string[];
-  /** A request head not complete within this many ms is cut off (by a proxy in front, see README). */
+  /** A request head not complete within this many ms is cut off (by a proxy, docs/operations.md). */
   headerTimeoutMs: number;
   /** A request body not received within this many ms is answered 408. */
   bodyTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this many ms (by a proxy in front, see README). */
+  /** An idle keep-alive connection is closed after this many ms (by a proxy, docs/operations.md). */
   idleTimeoutMs: number;
   /** At most this many idempotency keys are remembered; the oldest is forgotten first. */
   idempotencyMaxKeys: number;
