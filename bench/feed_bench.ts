@@ -1,5 +1,5 @@
 /**
- * `deno task bench --only=feed`: what the change feed costs (issue 13 point 6): Server-Sent Events
+ * `deno task bench --only=feed`: what the change feed costs: Server-Sent Events
  * latency and write throughput (bench/sse_bench.ts), then paging and memory with a long history
  * (bench/feed_history_bench.ts). `--feed-parts` picks some of them.
  */

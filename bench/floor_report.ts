@@ -12,7 +12,7 @@ export interface FloorGoal {
   limit: number;
 }
 
-/** The targets of issue 16. */
+/** The targets of service ÷ floor. */
 export const FLOOR_GOALS: FloorGoal[] = [
   { label: "GET one req/s", workload: "get", against: "get", figure: "rps", limit: 0.9 },
   { label: "page of 100 req/s", workload: "list", against: "list", figure: "rps", limit: 0.8 },
@@ -56,10 +56,10 @@ export function formatFloorOutcome({ goal, value, met }: FloorOutcome): string {
   return `${what}: ${times(value)} — ${met ? "met" : "missed"}`;
 }
 
-/** Prints the service ÷ floor table of issue 16 (or `name`'s); returns its lines. */
+/** Prints the service ÷ floor table (or `name`'s); returns its lines. */
 export function printFloorTargets(results: Map<Workload, TargetRuns[]>, name?: string): string[] {
   const lines = floorOutcomes(results, name).map(formatFloorOutcome);
   console.log(`\n${name ?? "service"} ÷ contract floor (medians of per-round ratios)`);
-  for (const line of lines) console.log(`  issue 16 target, ${line}`);
+  for (const line of lines) console.log(`  target, ${line}`);
   return lines;
 }

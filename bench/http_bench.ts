@@ -55,7 +55,7 @@ interface Running {
 
 const WORKLOADS: Workload[] = ["get", "list", "post", "put"];
 /** The name of the service run from `beforeRoot`. */
-const BEFORE = "service before (--http-before)";
+export const BEFORE = "service before (--http-before)";
 /** Seconds each target runs a workload unmeasured first, for the JIT. */
 const WARM_UP = 1;
 

@@ -1,4 +1,4 @@
-/** The HTTP benchmark's tables: medians per target, ratios, and the targets of issue 6. */
+/** The HTTP benchmark's tables: medians per target, ratios, and the targets against the bare server and json-server. */
 import { median, type Workload, WORKLOAD_TITLES } from "./http_workloads.ts";
 import type { Measured } from "./http_workloads.ts";
 import type { WrkResult } from "./wrk.ts";
@@ -10,7 +10,7 @@ export interface TargetRuns {
   runs: Measured[];
 }
 
-/** A target of issue 6: `ratio` of the service to `against`, on req/s or p99. */
+/** A target: `ratio` of the service to `against`, on req/s or p99. */
 interface Goal {
   against: "baseline" | "peer";
   figure: "rps" | "p99";
@@ -84,7 +84,7 @@ export function printWorkload(workload: Workload, targets: TargetRuns[]): string
       `${WORKLOAD_TITLES[workload]}: ${what}: ${times(value)} — ${met ? "met" : "missed"}`,
     );
   }
-  for (const outcome of outcomes) console.log(`  issue 6 target, ${outcome}`);
+  for (const outcome of outcomes) console.log(`  target, ${outcome}`);
   return outcomes;
 }
 

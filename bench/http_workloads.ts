@@ -5,7 +5,7 @@ import { waitForQuiet } from "./quiet_process.ts";
 
 const SCRIPT = decodeURIComponent(new URL("./workload.lua", import.meta.url).pathname);
 
-/** A workload of issue 6. */
+/** A workload of the HTTP benchmark. */
 export type Workload = "get" | "list" | "post" | "put";
 
 /** Workload names as the tables print them. */

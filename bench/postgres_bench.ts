@@ -13,7 +13,10 @@ import { type ServerProcess, spawnServer } from "./server_process.ts";
 import { mintToken, randomSecret } from "./service_token.ts";
 import { ensureWrk, runWrk } from "./wrk.ts";
 
-const BASE = Deno.env.get("BENCH_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/test";
+/** The PostgreSQL server the benchmark uses, in schemas of its own that it drops after. */
+export const DATABASE_URL = Deno.env.get("BENCH_DATABASE_URL") ??
+  "postgres://postgres@127.0.0.1:5432/test";
+const BASE = DATABASE_URL;
 const CLIENTS = 16;
 const SCRIPT = decodeURIComponent(new URL("./workload.lua", import.meta.url).pathname);
 const FLOOR = decodeURIComponent(new URL("./postgres_floor_server.ts", import.meta.url).pathname);

@@ -28,6 +28,8 @@ export interface StartupBenchOptions {
   runs?: number;
   /** When set, one more start from the log and one from the snapshot run under --cpu-prof here. */
   cpuProfDir?: string;
+  /** The checkout whose server is measured (default this one), ending in "/". */
+  root?: string;
 }
 
 const MIB = 1024 * 1024;
@@ -67,7 +69,7 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
 
     // An unmeasured pass first: the first read after writing the log is slower (writeback).
     await parseEveryLine(pristine, events);
-    const empty = await measureStartup(`${root}/empty`, { signal: "SIGTERM" });
+    const empty = await measureStartup(`${root}/empty`, { signal: "SIGTERM", root: options.root });
     const baselines: number[] = [];
     const fromLog: StartupMeasurement[] = [];
     for (let run = 0; run < runs; run++) {
@@ -75,7 +77,7 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
       if (run > 0) await restoreLog();
       // SIGKILL keeps the log-only state for the next run; SIGTERM (last run) writes the snapshot.
       const signal = run === runs - 1 ? "SIGTERM" : "SIGKILL";
-      fromLog.push(await measureStartup(dataDir, { signal }));
+      fromLog.push(await measureStartup(dataDir, { signal, root: options.root }));
       console.log(
         `startup: run ${run + 1}: baseline ${baselines[run].toFixed(3)} s, ` +
           `from the log ${fromLog[run].seconds.toFixed(3)} s`,
@@ -87,7 +89,7 @@ export async function runStartupBench(options: StartupBenchOptions): Promise<Sta
     const fromSnapshot: StartupMeasurement[] = [];
     for (let run = 0; run < runs; run++) {
       snapshotBaselines.push(await parseEveryLine(pristine, events));
-      fromSnapshot.push(await measureStartup(dataDir, { signal: "SIGTERM" }));
+      fromSnapshot.push(await measureStartup(dataDir, { signal: "SIGTERM", root: options.root }));
       console.log(
         `startup: run ${run + 1}: baseline ${snapshotBaselines[run].toFixed(3)} s, ` +
           `from the snapshot ${fromSnapshot[run].seconds.toFixed(3)} s`,

@@ -23,6 +23,8 @@ export interface StartOptions {
   denoFlags?: string[];
   /** Wait for the background compaction and a second more before reading RSS again. */
   settle?: boolean;
+  /** The checkout whose server runs (default this one). */
+  root?: string;
 }
 
 /**
@@ -46,7 +48,7 @@ export async function measureStartup(
 }
 
 async function measureOnce(dataDir: string, options: StartOptions): Promise<StartupMeasurement> {
-  const server = spawnServer(dataDir, options.denoFlags);
+  const server = spawnServer(dataDir, options.denoFlags, {}, options.root);
   try {
     // The listener opens before the replay; "ready" is when the server answers the API.
     const replay = (await server.waitFor("replay done")).fields as StartupMeasurement["replay"];
