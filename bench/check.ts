@@ -7,9 +7,9 @@
  * tree are the ratios stored in bench/baseline.json used. `--write-baseline` stores this run's
  * ratios as the new baseline instead. The run repeats the sizes stored in the baseline.
  */
-import { ratio, type TargetRuns } from "./http_report.ts";
-import { BEFORE, runHttpBench } from "./http_bench.ts";
-import type { Workload } from "./http_workloads.ts";
+import { ratio, type TargetRuns } from "./http/http_report.ts";
+import { BEFORE, runHttpBench } from "./http/http_bench.ts";
+import type { Workload } from "./http/http_workloads.ts";
 import {
   type Baseline,
   type CheckSettings,
@@ -18,10 +18,10 @@ import {
   parseBaseline,
   TOLERANCE,
 } from "./regression_check.ts";
-import { captureOutput, commitOf, writeResult } from "./result_file.ts";
-import { runStartupBench } from "./startup_bench.ts";
-import type { StartupBenchResult } from "./startup_report.ts";
-import { exportTree, type Tree } from "./other_tree.ts";
+import { captureOutput, commitOf, writeResult } from "./support/result_file.ts";
+import { runStartupBench } from "./startup/startup_bench.ts";
+import type { StartupBenchResult } from "./startup/startup_report.ts";
+import { exportTree, type Tree } from "./support/other_tree.ts";
 
 /** Where the baseline lives. */
 export const BASELINE_PATH = decodeURIComponent(

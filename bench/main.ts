@@ -15,19 +15,19 @@
  * and how to run it), its options in OPTIONS and a line in USAGE.
  */
 import { parseArgs } from "node:util";
-import { runAuthCacheBench } from "./auth_cache_bench.ts";
+import { runAuthCacheBench } from "./http/auth_cache_bench.ts";
 import { httpRatios, runCheck, startupRatios } from "./check.ts";
 import type { GuardedRatio } from "./regression_check.ts";
-import { captureOutput, RESULTS_DIR, writeResult } from "./result_file.ts";
-import { runHttpBench } from "./http_bench.ts";
-import { type Workload, WORKLOAD_TITLES } from "./http_workloads.ts";
-import { runScaleBench } from "./http_scale.ts";
-import { runStartupBench } from "./startup_bench.ts";
-import { runSoak } from "./soak.ts";
-import { runWebhookBench } from "./webhook_bench.ts";
-import { FEED_PARTS, runFeedBench } from "./feed_bench.ts";
-import { DATABASE_URL, runPostgresBench } from "./postgres_bench.ts";
-import { runPostgresStartupBench } from "./postgres_startup_bench.ts";
+import { captureOutput, RESULTS_DIR, writeResult } from "./support/result_file.ts";
+import { runHttpBench } from "./http/http_bench.ts";
+import { type Workload, WORKLOAD_TITLES } from "./http/http_workloads.ts";
+import { runScaleBench } from "./http/http_scale.ts";
+import { runStartupBench } from "./startup/startup_bench.ts";
+import { runSoak } from "./http/soak.ts";
+import { runWebhookBench } from "./webhooks/webhook_bench.ts";
+import { FEED_PARTS, runFeedBench } from "./feed/feed_bench.ts";
+import { DATABASE_URL, runPostgresBench } from "./postgres/postgres_bench.ts";
+import { runPostgresStartupBench } from "./postgres/postgres_startup_bench.ts";
 
 const USAGE = `deno task bench [options]
 
