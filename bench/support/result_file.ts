@@ -60,23 +60,32 @@ export async function renderResult(result: BenchResult): Promise<string> {
     "",
     `Written by \`${result.command}\` at commit \`${await commitOf()}\`.`,
     "",
-    "| machine | versions |",
-    "| --- | --- |",
-    `| ${machine.cpu}, ${machine.cores} cores, ${machine.memory} memory | ` +
-    `Deno ${Deno.version.deno}, V8 ${Deno.version.v8}, TypeScript ${Deno.version.typescript}` +
-    `${postgres === undefined ? "" : `, PostgreSQL ${postgres}`} |`,
+    ...table(["machine", "versions"], [[
+      `${machine.cpu}, ${machine.cores} cores, ${machine.memory} memory`,
+      `Deno ${Deno.version.deno}, V8 ${Deno.version.v8}, TypeScript ${Deno.version.typescript}` +
+      (postgres === undefined ? "" : `, PostgreSQL ${postgres}`),
+    ]]),
   ];
   if (result.ratios !== undefined && result.ratios.length > 0) {
-    lines.push("", "## Ratios", "", "| ratio | value | better |", "| --- | ---: | --- |");
-    for (const r of result.ratios) {
-      lines.push(`| \`${r.name}\` | ${r.value.toFixed(3)} | ${r.better} |`);
-    }
+    const rows = result.ratios.map((r) => [`\`${r.name}\``, r.value.toFixed(3), r.better]);
+    lines.push("", "## Ratios", "", ...table(["ratio", "value", "better"], rows, [1]));
   }
   // Progress lines of a benchmark go too: they carry the per-round figures.
   const output = result.output.map((line) => line.trimEnd());
   while (output.length > 0 && output[0] === "") output.shift();
+  while (output.length > 0 && output.at(-1) === "") output.pop();
   lines.push("", "## Figures", "", "```text", ...output, "```", "");
   return lines.join("\n");
+}
+
+/** A Markdown table laid out as `deno fmt` lays it out; `right` names right-aligned columns. */
+export function table(header: string[], rows: string[][], right: number[] = []): string[] {
+  const widths = header.map((h, i) => Math.max(3, h.length, ...rows.map((r) => r[i].length)));
+  const cell = (text: string, i: number) =>
+    right.includes(i) ? text.padStart(widths[i]) : text.padEnd(widths[i]);
+  const line = (cells: string[]) => `| ${cells.map(cell).join(" | ")} |`;
+  const rule = widths.map((w, i) => right.includes(i) ? `${"-".repeat(w - 1)}:` : "-".repeat(w));
+  return [line(header), `| ${rule.join(" | ")} |`, ...rows.map(line)];
 }
 
 /** CPU model, logical cores and total memory (the bench task allows --allow-sys=cpus,systemMemoryInfo). */
