@@ -42,7 +42,7 @@ const HEAD_PAGE = 1000;
  * as commits queued behind the batches' writes; 25 ms took 0.57–0.68 s/s with p99 35–40 ms;
  * 30 ms 43–46 ms, the wait itself then outweighing what it saves. When the same machine ran
  * slower later (a socket write costing more), 25 ms gave p99 45–92 ms and no interval met 50 ms
- * reliably: the README's "Feed and SSE" has the figures.
+ * reliably: `deno task bench --only=feed` measures it.
  */
 export function batchInterval(streams: number): number {
   return Math.max(Math.min(streams / 10, 25), streams / 40);

@@ -103,7 +103,7 @@ export function serverPaths(
 
 /**
  * `deno run`/`deno compile` flags for the server. `--allow-net` is not narrowed: the listening
- * address comes from HOST/PORT and the IdP from JWKS_URL (the README shows how to narrow it).
+ * address comes from HOST/PORT and the IdP from JWKS_URL (docs/operations.md shows how to narrow it).
  */
 export function serverPermissionFlags(
   config: Pick<Config, "dataDir" | "keySource" | "socket" | "databaseUrl">,

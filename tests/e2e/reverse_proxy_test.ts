@@ -1,6 +1,6 @@
 /**
  * Issue 12: the header and idle timeouts that Deno.serve cannot enforce hold behind nginx with the
- * README's settings (docs/nginx/customer-api.conf, its timeouts shortened to 1 s here).
+ * settings docs/operations.md gives (docs/nginx/customer-api.conf, its timeouts shortened to 1 s here).
  */
 import assert from "node:assert/strict";
 import { startServer } from "../support/server.ts";
