@@ -5,7 +5,7 @@ import { createHandler } from "../../src/app.ts";
 import { LIMITS } from "../../src/domain/validation.ts";
 import { createAuthenticator } from "../../src/auth/authenticator.ts";
 import { SECRET_ALGORITHMS } from "../../src/auth/key_sources.ts";
-import { MAX_LIMIT } from "../../src/customers/list_query.ts";
+import { MAX_PAGE_LIMIT as MAX_LIMIT } from "../../src/http/paging.ts";
 import { API_DOCUMENT } from "../support/api_document.ts";
 import { customerModule } from "../../src/customers/customer_routes.ts";
 import { feedModule } from "../../src/feed/feed_routes.ts";
