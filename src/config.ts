@@ -1,7 +1,9 @@
 import type { RatePolicy } from "./http/rate_limit.ts";
 import { parseRatePolicy } from "./http/rate_limit.ts";
-import type { LogLevel } from "./ops/log.ts";
-import { EXIT_CONFIG, StartupError } from "./ops/startup_error.ts";
+import { EXIT_CONFIG, StartupError } from "./lib/startup_error.ts";
+
+/** How much the service logs: each level includes the ones after it. */
+export type LogLevel = "debug" | "info" | "warn" | "error";
 
 /** The service's settings, read once from the environment (contract §1). */
 export interface Config {

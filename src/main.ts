@@ -20,7 +20,7 @@ import { LogBuffer } from "./ops/log_buffer.ts";
 import { dataDirFailure, prepareDataDir, replayFailure } from "./ops/data_dir_setting.ts";
 import { effectiveConfig } from "./ops/effective_config.ts";
 import { listen, type Listener } from "./ops/listener.ts";
-import { EXIT_IO, StartupError } from "./ops/startup_error.ts";
+import { EXIT_IO, StartupError } from "./lib/startup_error.ts";
 import { CompactionPolicy } from "./store/jsonl/compaction_policy.ts";
 import { CustomerProjection } from "./read_model/projection.ts";
 import { CustomerService } from "./customers/customer_service.ts";

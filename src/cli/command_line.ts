@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { EXIT_USAGE } from "../ops/startup_error.ts";
+import { EXIT_USAGE } from "../lib/startup_error.ts";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 

@@ -11,7 +11,7 @@ import {
   idempotencyMaxKeysSetting,
   segmentMaxBytesSetting,
 } from "../config.ts";
-import { EXIT_USAGE } from "../ops/startup_error.ts";
+import { EXIT_USAGE } from "../lib/startup_error.ts";
 import { migratePermissionFlags, PermissionPathError } from "../ops/permissions.ts";
 import { exitWith, parseCommandLine } from "./command_line.ts";
 import { MIGRATE_USAGE } from "./usage.ts";

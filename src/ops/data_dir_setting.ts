@@ -1,7 +1,7 @@
 import { dirname } from "node:path";
 import { StoreLockedError } from "../store/store_errors.ts";
 import { CorruptLogError } from "../store/store_errors.ts";
-import { SettingError, type StartupError, StartupIoError } from "./startup_error.ts";
+import { SettingError, type StartupError, StartupIoError } from "../lib/startup_error.ts";
 
 /**
  * Makes sure DATA_DIR is a directory, creating it when only its last component is missing (as

@@ -5,7 +5,7 @@ import {
   type RecoveringServer,
   serveRecovering,
 } from "../http/connection_limits.ts";
-import { SettingError } from "./startup_error.ts";
+import { SettingError } from "../lib/startup_error.ts";
 import { listenUnix } from "./unix_listener.ts";
 
 /** An open listener and how to name it to people. */

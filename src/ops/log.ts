@@ -1,5 +1,5 @@
 /** Severity of a log line, in increasing order. */
-export type LogLevel = "debug" | "info" | "warn" | "error";
+import type { LogLevel } from "../config.ts";
 
 const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 

@@ -4,7 +4,7 @@ import {
   type RecoveringServer,
   serveRecovering,
 } from "../http/connection_limits.ts";
-import { SettingError } from "./startup_error.ts";
+import { SettingError } from "../lib/startup_error.ts";
 
 /**
  * Serves on the Unix socket at `path` (absolute), then sets its mode; throws SettingError naming

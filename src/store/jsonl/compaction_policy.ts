@@ -1,4 +1,3 @@
-import type { Logger } from "../../ops/log.ts";
 import { QuietTrigger } from "../../lib/quiet_trigger.ts";
 import type { JsonlEventStore } from "./jsonl_store.ts";
 import { keepsEvent, type SnapshotSource } from "../snapshot_source.ts";
@@ -13,6 +12,13 @@ import {
   type SnapshotInfo,
   writeSnapshot,
 } from "./snapshot_file.ts";
+
+/** Where the policy reports compactions and their failures (the service's logger). */
+export interface PolicyLog {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
 
 /** A due compaction waits for writes to pause this long, so it does not compete with a burst. */
 export const QUIET_MS = 100;
@@ -38,7 +44,7 @@ export interface CompactionOptions {
 export class CompactionPolicy implements StoreMaintenance {
   #store: JsonlEventStore;
   #source: SnapshotSource;
-  #log: Logger;
+  #log: PolicyLog;
   #options: CompactionOptions;
   #snapshotSeq = 0;
   #running: Promise<void> | undefined;
@@ -50,7 +56,7 @@ export class CompactionPolicy implements StoreMaintenance {
   constructor(
     store: JsonlEventStore,
     source: SnapshotSource,
-    log: Logger,
+    log: PolicyLog,
     options: CompactionOptions,
   ) {
     this.#store = store;
