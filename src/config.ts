@@ -56,6 +56,8 @@ export interface Config {
   maxWebhooks: number;
   /** A PostgreSQL connection URL: the PostgreSQL store instead of the JSONL log (DATABASE_URL). */
   databaseUrl?: string;
+  /** Serves the browser console at /console (CONSOLE=on, the default). */
+  console: boolean;
 }
 
 /** One of the three key sources of contract §1, or none (development mode). */
@@ -113,6 +115,7 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
     webhookAllowPrivate: flag(env, "WEBHOOK_ALLOW_PRIVATE"),
     maxWebhooks: integer(env, "MAX_WEBHOOKS", 100, 1, 100_000),
     databaseUrl: databaseUrl(env("DATABASE_URL")),
+    console: onOff(env, "CONSOLE", true),
   };
 }
 
@@ -333,6 +336,17 @@ function flag(env: (name: string) => string | undefined, name: string): boolean 
   if (!nonEmpty(value) || value === "0" || value === "false") return false;
   if (value === "1" || value === "true") return true;
   throw new ConfigError(`${name} "${value}" must be 1 (on) or 0 (off)`);
+}
+
+function onOff(
+  env: (name: string) => string | undefined,
+  name: string,
+  fallback: boolean,
+): boolean {
+  const value = env(name);
+  if (!nonEmpty(value)) return fallback;
+  if (value === "on" || value === "off") return value === "on";
+  throw new ConfigError(`${name} "${value}" must be on or off`);
 }
 
 function databaseUrl(value: string | undefined): string | undefined {

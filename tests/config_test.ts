@@ -55,6 +55,7 @@ Deno.test("with nothing set, the defaults of contract §1 apply in development m
     webhookAllowPrivate: false,
     maxWebhooks: 100,
     databaseUrl: undefined,
+    console: true,
   });
 });
 
@@ -393,4 +394,10 @@ Deno.test("DATABASE_URL must be a postgres URL, and a refusal never quotes its p
     assert.match(error.message, /^DATABASE_URL must be a postgres:\/\//);
     return true;
   });
+});
+
+Deno.test("CONSOLE is on or off, and anything else is refused, quoting it", () => {
+  assert.equal(load({ CONSOLE: "off" }).console, false);
+  assert.equal(load({ CONSOLE: "on" }).console, true);
+  assertConfigError({ CONSOLE: "no" }, 'CONSOLE "no" must be on or off');
 });
