@@ -52,6 +52,8 @@ export function watchProblems(page: Page): string[] {
     if (message.type() === "error") problems.push(`console error: ${message.text()}`);
   });
   page.on("pageerror", (error) => problems.push(`page error: ${(error as Error).message}`));
-  page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()}`));
+  page.on("requestfailed", (request) => {
+    problems.push(`request failed (${request.failure()?.errorText}): ${request.url()}`);
+  });
   return problems;
 }
