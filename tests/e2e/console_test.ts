@@ -16,7 +16,7 @@ import {
   seriousViolations,
   until,
 } from "../support/console_page.ts";
-import { startServer } from "../support/server.ts";
+import { makeDataDir, removeDir, startServer } from "../support/server.ts";
 import { makeToken } from "../support/tokens.ts";
 import { Receiver, verify } from "../support/webhook_receiver.ts";
 
@@ -416,6 +416,58 @@ Deno.test({
       });
     } finally {
       await receiver.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "Activity resumes after the server restarts, with a fresh stream token once the old one " +
+    "expired, missing nothing and showing nothing twice",
+  ignore: chromiumMissing,
+  async fn() {
+    const dataDir = await makeDataDir();
+    // The same port across the restart, so the page's origin stays the same.
+    const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = String((probe.addr as Deno.NetAddr).port);
+    probe.close();
+    const env = { PORT: port, STREAM_TOKEN_TTL: "1s" };
+    try {
+      await using chromium = await launchChromium();
+      const token = await makeToken();
+      const page = await chromium.browser.newPage();
+      let server = await startServer({ dataDir, env });
+      try {
+        const api = new ApiClient(server.url, token);
+        await openTab(page, `${server.url}/console#token=${token}`, "Customers");
+        await page.evaluate(`location.hash = "#/activity"`);
+        await until(
+          page,
+          "live",
+          `document.querySelector('[role="status"]')?.textContent.startsWith("Live")`,
+        );
+        await api.create({ name: "Before", email: "before@example.com" });
+        await until(page, "the first event", `document.querySelector('tr[data-seq="1"]') !== null`);
+        await server.stop();
+        // Past the stream token's lifetime: the browser's own retry is refused, a new one is needed.
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        server = await startServer({ dataDir, env });
+        await api.create({ name: "After", email: "after@example.com" });
+        await until(
+          page,
+          "the event after the restart",
+          `document.querySelector('tr[data-seq="2"]') !== null`,
+          15_000,
+        );
+        const seqs = await page.$$eval(
+          "table.feed tbody tr",
+          (rows) => rows.map((row) => row.getAttribute("data-seq")),
+        );
+        assert.deepEqual(seqs, ["2", "1"]);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await removeDir(dataDir);
     }
   },
 });

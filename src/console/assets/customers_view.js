@@ -116,8 +116,10 @@ export function customersView(ctx) {
     for (const customer of customers) rows.append(row(customer));
     tbody.replaceChildren(rows);
     performance.measure("console:customers-rows", { start: started, end: performance.now() });
+    // The first rows' paint, for whoever measures the console (a task after the frame).
     if (performance.getEntriesByName("console:customers-first").length === 0) {
       performance.mark("console:customers-first");
+      requestAnimationFrame(() => setTimeout(() => performance.mark("console:customers-painted")));
     }
     const first = state.page * PAGE + 1;
     const found = state.q === "" ? "" : ` matching "${state.q}"`;
