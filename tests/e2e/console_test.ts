@@ -92,8 +92,14 @@ Deno.test({
           const refused = await api.get("/api/customers", { token: "not-a-token" });
           assert.ok(shown.some((text) => text.includes(refused.body.detail)), `alerts: ${shown}`);
 
-          await fill(page, "textbox", "Access token", token);
-          await (await named(page, "button", "Sign in")).click();
+          // By keyboard alone: the refusal left focus in the field; Enter submits.
+          const focused = await page.evaluate("document.activeElement?.name");
+          assert.equal(focused, "token", "focus did not return to the token field");
+          await page.keyboard.down("Control");
+          await page.keyboard.press("A");
+          await page.keyboard.up("Control");
+          await page.keyboard.type(token);
+          await page.keyboard.press("Enter");
           await named(page, "heading", "Customers");
           const stored = await page.evaluate(`({
           session: Object.values(sessionStorage),
@@ -271,30 +277,65 @@ Deno.test({
         assert.equal((await api.get(`/api/customers/${ada.id}`)).status, 404);
       });
 
-      await t.step("Activity shows an event written through the API within 1 s", async () => {
-        await (await named(page, "link", "Activity")).click();
-        await named(page, "heading", "Activity");
-        await until(
-          page,
-          "the stream is live",
-          `document.querySelector('[role="status"]')?.textContent.startsWith("Live")`,
-        );
-        const started = performance.now();
-        const created = await api.post("/api/customers", {
-          json: { name: "Live One", email: "live@example.com" },
-        });
-        const seq = created.headers.get("log-seq");
-        await until(
-          page,
-          "the event shows",
-          `document.querySelector('tr[data-seq="${seq}"]') !== null`,
-          1000,
-        );
-        const ms = performance.now() - started;
-        console.log(`Activity: an API write showed after ${ms.toFixed(0)} ms`);
-        assert.ok(ms <= 1000, `${ms} ms`);
-        await assertViewUsable(page, "activity");
-      });
+      await t.step(
+        "Activity shows an event written through the API within 1 s, and filters by type and customer",
+        async () => {
+          await (await named(page, "link", "Activity")).click();
+          await named(page, "heading", "Activity");
+          await until(
+            page,
+            "the stream is live",
+            `document.querySelector('[role="status"]')?.textContent.startsWith("Live")`,
+          );
+          const started = performance.now();
+          const created = await api.post("/api/customers", {
+            json: { name: "Live One", email: "live@example.com" },
+          });
+          const seq = created.headers.get("log-seq");
+          await until(
+            page,
+            "the event shows",
+            `document.querySelector('tr[data-seq="${seq}"]') !== null`,
+            1000,
+          );
+          const ms = performance.now() - started;
+          console.log(`Activity: an API write showed after ${ms.toFixed(0)} ms`);
+          assert.ok(ms <= 1000, `${ms} ms`);
+          await assertViewUsable(page, "activity");
+
+          // Filtered to one customer and to updates: only that customer's update shows.
+          const liveId = created.body.id;
+          await fill(page, "textbox", "Customer ID", liveId);
+          await (await named(page, "checkbox", "created")).click();
+          await (await named(page, "button", "Apply filters")).click();
+          await until(
+            page,
+            "live again",
+            `document.querySelector('[role="status"]')?.textContent.startsWith("Live")`,
+          );
+          const other = await api.post("/api/customers", {
+            json: { name: "Other", email: "other@example.com" },
+          });
+          const update = await api.patch(`/api/customers/${liveId}`, {
+            json: { name: "Live Two" },
+          });
+          await until(
+            page,
+            "the update shows",
+            `document.querySelector('tr[data-seq="${update.headers.get("log-seq")}"]') !== null`,
+          );
+          const shown = await page.$$eval("table.feed tbody tr", (rows) =>
+            rows.map((row) => row.textContent));
+          assert.equal(shown.length, 1, `shown: ${shown}`);
+          assert.ok(shown[0]?.includes("updated") && shown[0].includes("Live Two"), shown[0] ?? "");
+          assert.ok(
+            !shown.some((text) =>
+              text?.includes("Other")
+            ),
+            `${other.headers.get("log-seq")} shown`,
+          );
+        },
+      );
 
       await t.step(
         "Webhooks: status and reason, deliveries, Send ping, Rotate secret shown once, Disable and Enable",
