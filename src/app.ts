@@ -7,6 +7,7 @@ import {
   type Endpoint,
   type HandlerContext,
   type Principal,
+  type PublicHandler,
 } from "./http/api_module.ts";
 import { JSON_TYPE } from "./http/media_types.ts";
 import { pathnameOf } from "./http/request_path.ts";
@@ -40,7 +41,10 @@ export type RequestObserver = (
 
 /** Everything the HTTP handler is built from. */
 export interface AppDeps {
-  /** The features served behind the auth gate; each brings its routes, scopes and description. */
+  /**
+   * The features served behind the auth gate; each brings its routes, scopes and description, and
+   * may bring public routes too.
+   */
   modules: readonly ApiModule[];
   authenticate: Authenticate;
   /** Receives unexpected errors, those answered 500 (the client sees a generic message). */
@@ -62,8 +66,6 @@ export interface AppDeps {
    */
   logSeq?: LogSeqRule;
 }
-
-type PublicHandler = (request: Request) => Response;
 
 /** What routing learned about a request, for the headers and the log. */
 interface Outcome {
@@ -92,6 +94,7 @@ export function createHandler(
     // The API description (contract §7): assembled once from the modules' parts.
     { pathname: "/api/openapi.json", methods: { GET: openApiHandler(document, deps.publicUrl) } },
     { pathname: "/docs", methods: { GET: docsPage(document) } },
+    ...deps.modules.flatMap((module) => module.publicRoutes ?? []),
   ]);
 
   function readiness(request: Request): Response {

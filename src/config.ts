@@ -56,6 +56,8 @@ export interface Config {
   databaseUrl?: string;
   /** Each duration setting as it was written, or as its default is spelled (for people to read). */
   durationsAsWritten: Record<DurationSetting, string>;
+  /** Serves the browser console at /console (CONSOLE=on, the default). */
+  console: boolean;
 }
 
 /** The duration settings with their defaults, spelled as the README spells them. */
@@ -125,6 +127,7 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
     maxWebhooks: integer(env, "MAX_WEBHOOKS", 100, 1, 100_000),
     databaseUrl: databaseUrl(env("DATABASE_URL")),
     durationsAsWritten: durationsAsWritten(env),
+    console: onOff(env, "CONSOLE", true),
   };
 }
 
@@ -347,6 +350,17 @@ function flag(env: (name: string) => string | undefined, name: string): boolean 
   if (!nonEmpty(value) || value === "0" || value === "false") return false;
   if (value === "1" || value === "true") return true;
   throw new ConfigError(`${name} "${value}" must be 1 (on) or 0 (off)`);
+}
+
+function onOff(
+  env: (name: string) => string | undefined,
+  name: string,
+  fallback: boolean,
+): boolean {
+  const value = env(name);
+  if (!nonEmpty(value)) return fallback;
+  if (value === "on" || value === "off") return value === "on";
+  throw new ConfigError(`${name} "${value}" must be on or off`);
 }
 
 function databaseUrl(value: string | undefined): string | undefined {

@@ -33,6 +33,7 @@ import { withLogSeq } from "./feed/log_seq.ts";
 import { acceptingStreamTokens, StreamTokens } from "./feed/stream_tokens.ts";
 import { JsonlWebhookStore } from "./store/jsonl/jsonl_webhook_store.ts";
 import { webhookModule } from "./webhooks/webhook_routes.ts";
+import { consoleModule } from "./console/console_module.ts";
 import { WebhookService } from "./webhooks/webhook_service.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { ApiPressure } from "./ops/api_pressure.ts";
@@ -183,6 +184,7 @@ async function main(): Promise<void> {
       ),
       withLogSeq(feed.module, appliedSeq),
       webhookParts.module,
+      ...config.console ? [consoleModule()] : [],
     ],
     authenticate: acceptingStreamTokens(
       streamTokens,
@@ -276,7 +278,11 @@ async function main(): Promise<void> {
   } else handler = app;
   ready = true;
   log.always("ready", { url: listener.url, customers: projection.size, replay_ms: ms });
-  announce?.(listener.curl("/api/customers"));
+  // A browser reaches the console over TCP only, not over a Unix socket.
+  const consoleUrl = config.console && config.socket === undefined
+    ? `${listener.url}/console`
+    : undefined;
+  announce?.(listener.curl("/api/customers"), consoleUrl);
   webhookParts.start();
   if (recovery.eventsReplayed > 0) persistence.startCompaction();
 }

@@ -61,6 +61,7 @@ Deno.test("with nothing set, the defaults of contract §1 apply in development m
       WEBHOOK_TIMEOUT: "10s",
       WEBHOOK_RETRY_SCHEDULE: "5s,5m,30m,2h,5h,10h,10h",
     },
+    console: true,
   });
 });
 
@@ -396,4 +397,10 @@ Deno.test("DATABASE_URL must be a postgres URL, and a refusal never quotes its p
     assert.match(error.message, /^DATABASE_URL must be a postgres:\/\//);
     return true;
   });
+});
+
+Deno.test("CONSOLE is on or off, and anything else is refused, quoting it", () => {
+  assert.equal(load({ CONSOLE: "off" }).console, false);
+  assert.equal(load({ CONSOLE: "on" }).console, true);
+  assertConfigError({ CONSOLE: "no" }, 'CONSOLE "no" must be on or off');
 });

@@ -12,10 +12,11 @@ import { mintToken } from "./token_mint.ts";
 export interface VerificationKey {
   key: Uint8Array | JWTVerifyGetKey;
   /**
-   * Development mode only: prints the ready token and a curl example; `target` is what follows
-   * curl's options to reach the customers collection (a URL, or `--unix-socket` and a URL).
+   * Development mode only: prints the ready token, a curl example and a sign-in link to the
+   * console; `target` is what follows curl's options to reach the customers collection (a URL, or
+   * `--unix-socket` and a URL), `consoleUrl` the console's URL when a browser can reach it.
    */
-  announce?: (target: string) => void;
+  announce?: (target: string, consoleUrl?: string) => void;
   algorithms: string[];
 }
 
@@ -70,7 +71,7 @@ export async function verificationKey(config: Config, log: Logger): Promise<Veri
 async function devModeSecret(
   config: Config,
   log: Logger,
-): Promise<{ key: Uint8Array; announce: (target: string) => void }> {
+): Promise<{ key: Uint8Array; announce: (target: string, consoleUrl?: string) => void }> {
   const { secret, created } = await loadOrCreateDevSecret(config.dataDir);
   const scope = `${READ_SCOPE} ${WRITE_SCOPE} ${WEBHOOKS_SCOPE}`;
   const token = await mintToken(
@@ -87,13 +88,15 @@ async function devModeSecret(
     dev_secret: `${config.dataDir}/${DEV_SECRET_FILE}`,
     created,
   });
-  const announce = (target: string) =>
+  const announce = (target: string, consoleUrl?: string) =>
     console.error(
       [
         "WARNING: development mode. Tokens are signed with a generated secret in DATA_DIR/dev-secret.",
         "Do not run like this in production: set JWT_SECRET, JWKS_FILE or JWKS_URL.",
         `A token with every scope (${scope}), valid for 24 h:\n${token}`,
         `Try: curl -H "Authorization: Bearer ${token}" ${target}`,
+        // The token is in the fragment, which the browser keeps to itself.
+        ...consoleUrl === undefined ? [] : [`Console (signs in): ${consoleUrl}#token=${token}`],
       ].join("\n"),
     );
   return { key: secret, announce };

@@ -46,6 +46,7 @@ Environment:
   WEBHOOK_ALLOW_PRIVATE  1 allows webhook URLs on private addresses and http (default 0)
   MAX_WEBHOOKS           Most webhook endpoints (default 100)
   DATABASE_URL           PostgreSQL URL: use PostgreSQL instead of DATA_DIR (many replicas)
+  CONSOLE                off turns the browser console at /console off (default on)
   Set none of JWT_SECRET, JWKS_FILE and JWKS_URL for development mode (a generated secret).
 
 Exit codes: 0 stopped by a signal, 2 bad option, 74 I/O error, 78 bad setting.`;

@@ -46,9 +46,17 @@ export interface ApiDescription {
   components?: Partial<Record<"schemas" | "parameters" | "headers", Record<string, unknown>>>;
 }
 
+/** A route anyone may call, without a token: a page or a file of one, not an API operation. */
+export type PublicHandler = (request: Request) => Response | Promise<Response>;
+
 /** A feature plugged into the app: its route rows and their description. */
 export interface ApiModule extends ApiDescription {
   routes: readonly Route<Endpoint>[];
+  /**
+   * Rows served without the auth gate and left out of the API description (a browser page and
+   * its files); the app adds the headers every answer carries.
+   */
+  publicRoutes?: readonly Route<PublicHandler>[];
 }
 
 type Operation = { security?: Record<string, string[]>[] };

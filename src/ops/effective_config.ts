@@ -55,6 +55,7 @@ export function effectiveConfig(config: Config): Record<string, unknown> {
     webhook_retry_schedule: written.WEBHOOK_RETRY_SCHEDULE,
     webhook_allow_private: config.webhookAllowPrivate,
     max_webhooks: config.maxWebhooks,
+    console: config.console ? "on" : "off",
     database_url: config.databaseUrl === undefined ? null : withoutPassword(config.databaseUrl),
   };
 }

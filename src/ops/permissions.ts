@@ -43,6 +43,7 @@ export const SETTINGS_ENV_VARS = [
   "WEBHOOK_ALLOW_PRIVATE",
   "MAX_WEBHOOKS",
   "DATABASE_URL",
+  "CONSOLE",
 ] as const;
 
 /** Every environment variable the server reads; `--allow-env` grants exactly these. */

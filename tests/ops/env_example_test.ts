@@ -29,6 +29,7 @@ const WITH_DEFAULTS = [
   "WEBHOOK_RETRY_SCHEDULE",
   "WEBHOOK_ALLOW_PRIVATE",
   "MAX_WEBHOOKS",
+  "CONSOLE",
 ];
 
 Deno.test(".env.example shows every variable the server reads, and no other", () => {
