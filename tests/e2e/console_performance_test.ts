@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
-import { writeEventLog } from "../../bench/event_log_fixture.ts";
+import { writeEventLog } from "../../bench/support/event_log_fixture.ts";
 import { ApiClient } from "../support/api.ts";
 import { chromiumMissing, launchChromium } from "../support/chromium.ts";
 import { named, until } from "../support/console_page.ts";
