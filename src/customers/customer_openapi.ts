@@ -1,3 +1,4 @@
+import "./customer_problems.ts";
 import { READ_SCOPE, WRITE_SCOPE } from "../auth/scopes.ts";
 import type { ApiDescription } from "../http/api_module.ts";
 import type { ProblemSlug } from "../http/problem_types.ts";
