@@ -1,13 +1,8 @@
 import { isUlid } from "../../domain/customer.ts";
 import { EVENT_TYPES } from "../../domain/events.ts";
 import type { ReplayedEvent, StoredEvent } from "../event_store.ts";
-import {
-  CorruptRecordError,
-  decodeLine,
-  encodeLine,
-  type MemberMode,
-  splitLine,
-} from "./checked_line.ts";
+import { CorruptRecordError, decodeLine, encodeLine } from "./checked_line.ts";
+import { type MemberMode, splitLine } from "./line_split.ts";
 
 export { CorruptRecordError };
 

@@ -1,6 +1,6 @@
 import { dataText } from "./event_codec.ts";
 import { eventHeadRoom, writeEventHead } from "./event_head.ts";
-import { joinAdjacent, LineArena } from "./checked_line.ts";
+import { joinAdjacent, LineArena } from "./line_arena.ts";
 import type {
   AppendOptions,
   EventStore,

@@ -1,11 +1,7 @@
 import { io } from "../../lib/io_error.ts";
-import {
-  bodyText,
-  CorruptRecordError,
-  LineBuffer,
-  splitLineText,
-  type SplitText,
-} from "./checked_line.ts";
+import { CorruptRecordError } from "./checked_line.ts";
+import { LineBuffer } from "./line_arena.ts";
+import { bodyText, splitLineText, type SplitText } from "./line_split.ts";
 import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
 import { readLines } from "./line_reader.ts";
 
