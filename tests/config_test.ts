@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { type Config, ConfigError, loadConfig, MIN_SECRET_BYTES } from "../src/config.ts";
+import { type Config, loadConfig, MIN_SECRET_BYTES } from "../src/config.ts";
+import { ConfigError } from "../src/settings/config_error.ts";
 import { StartupError } from "../src/lib/startup_error.ts";
 
 const SECRET_32 = "0123456789abcdef0123456789abcdef";

@@ -1,6 +1,7 @@
 import type { JSONWebKeySet, JWTVerifyGetKey } from "jose";
 import { createLocalJWKSet } from "jose";
-import { type Config, ConfigError } from "../config.ts";
+import type { Config } from "../config.ts";
+import { ConfigError } from "../settings/config_error.ts";
 import { loadOrCreateDevSecret } from "./dev_secret.ts";
 import { DEV_SECRET_FILE } from "../store/jsonl/data_dir_layout.ts";
 import { READ_SCOPE, WEBHOOKS_SCOPE, WRITE_SCOPE } from "./scopes.ts";

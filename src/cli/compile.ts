@@ -4,7 +4,8 @@
  * reaches `deno compile` through the environment, so no runtime is downloaded.
  */
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig } from "../config.ts";
+import { loadConfig } from "../config.ts";
+import { ConfigError } from "../settings/config_error.ts";
 import { PermissionPathError } from "../ops/permissions.ts";
 import { compileArgs } from "./server_command.ts";
 

@@ -4,8 +4,8 @@
  * and write on DATA_DIR, the network to the database's host and port, four variables.
  */
 import { fileURLToPath } from "node:url";
+import { ConfigError } from "../settings/config_error.ts";
 import {
-  ConfigError,
   databaseUrlSetting,
   dataDirSetting,
   idempotencyMaxKeysSetting,

@@ -3,7 +3,8 @@
  * flags from it (src/ops/permissions.ts) and runs the server under exactly those, passing signals
  * on and exiting with the server's exit code.
  */
-import { ConfigError, loadConfig } from "../config.ts";
+import { loadConfig } from "../config.ts";
+import { ConfigError } from "../settings/config_error.ts";
 import { LAUNCHER_ENV_VAR, PermissionPathError } from "../ops/permissions.ts";
 import { exitWith, parseCommandLine } from "./command_line.ts";
 import { SERVER_USAGE } from "./usage.ts";
