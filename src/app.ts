@@ -25,6 +25,7 @@ import { problemResponse } from "./http/problem.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf } from "./http/request_id.ts";
 import { type Params, Router } from "./http/router.ts";
+import { type Completion, RequestContext } from "./http/request_context.ts";
 import { mandatoryHeaders, setMandatoryHeaders } from "./http/mandatory_headers.ts";
 
 /**
@@ -68,11 +69,9 @@ export interface AppDeps {
 }
 
 /** What routing learned about a request, for the headers and the log. */
-interface Outcome {
+interface Outcome extends Completion {
   route: string;
   rateHeaders?: Record<string, string>;
-  /** The handler's answer built with every header (HandlerContext.respond). */
-  complete?: Response;
   /** The headers gathered for the handler (HandlerContext.headers), once it was dispatched. */
   headers?: Record<string, string>;
 }
@@ -195,7 +194,7 @@ export function createHandler(
     outcome.headers = headers;
     return endpoint.handler(
       request,
-      new Context(request, found.params, requestId, principal, headers, outcome),
+      new RequestContext(request, found.params, requestId, principal, headers, outcome),
     );
   }
 
@@ -224,32 +223,6 @@ export function createHandler(
       return deps.cors.preflight(origin, match.allow);
     }
     throw new MethodNotAllowedError(request.method, match.allow);
-  }
-}
-
-/** What a handler gets besides the request; the URL is parsed only when asked for (the list). */
-class Context implements HandlerContext {
-  #url: URL | undefined;
-  #outcome: Outcome;
-  constructor(
-    readonly request: Request,
-    readonly params: Params,
-    readonly requestId: string,
-    readonly principal: Principal,
-    readonly headers: Record<string, string>,
-    outcome: Outcome,
-  ) {
-    this.#outcome = outcome;
-  }
-
-  get url(): URL {
-    return this.#url ??= new URL(this.request.url);
-  }
-
-  respond(body: BodyInit | null, status: number, own: Record<string, string>): Response {
-    const response = new Response(body, { status, headers: { ...this.headers, ...own } });
-    this.#outcome.complete = response;
-    return response;
   }
 }
 
