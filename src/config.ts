@@ -20,6 +20,9 @@ import {
 /** How much the service logs: each level includes the ones after it. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
+/** How log lines are written: `auto` is `text` on a terminal and `json` otherwise. */
+export type LogFormat = "auto" | "json" | "text";
+
 /** The service's settings, read once from the environment (contract §1). */
 export interface Config {
   port: number;
@@ -43,6 +46,8 @@ export interface Config {
   /** Start a new log segment at this size. */
   segmentMaxBytes: number;
   logLevel: LogLevel;
+  /** JSON lines, human lines, or (auto) human lines on a terminal only (LOG_FORMAT). */
+  logFormat: LogFormat;
   /** Per-subject rate limit; undefined means off. */
   rateLimit?: RatePolicy;
   /** Origins allowed by CORS; empty means CORS is off. */
@@ -106,6 +111,7 @@ export function loadConfig(env: Env): Config {
     eraseWithinSeconds: integer(env, "ERASE_WITHIN_SECONDS", 3600, 0, 30 * 86400),
     segmentMaxBytes: segmentMaxBytesSetting(env),
     logLevel: logLevel(env("LOG_LEVEL")),
+    logFormat: logFormat(env("LOG_FORMAT")),
     rateLimit: rateLimit(env),
     corsOrigins: corsOrigins(env("CORS_ORIGINS")),
     bodyTimeoutMs: duration(env, "BODY_TIMEOUT"),
@@ -181,6 +187,12 @@ function logLevel(value: string | undefined): LogLevel {
   if (!nonEmpty(value)) return "info";
   if (["debug", "info", "warn", "error"].includes(value)) return value as LogLevel;
   throw new ConfigError(`LOG_LEVEL "${value}" must be debug, info, warn or error`);
+}
+
+function logFormat(value: string | undefined): LogFormat {
+  if (!nonEmpty(value)) return "auto";
+  if (["auto", "json", "text"].includes(value)) return value as LogFormat;
+  throw new ConfigError(`LOG_FORMAT "${value}" must be auto, json or text`);
 }
 
 function rateLimit(env: Env): RatePolicy | undefined {

@@ -15,7 +15,8 @@ import { logOpenFileLimit } from "./ops/open_file_limit.ts";
 import { MaintenanceHealth } from "./ops/maintenance_health.ts";
 import { watchParent } from "./ops/parent_watch.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
-import { createLogger, type Logger } from "./ops/log.ts";
+import { createLogger, type Logger, textLine } from "./ops/log.ts";
+import { startupSummary } from "./ops/startup_summary.ts";
 import { LogBuffer } from "./ops/log_buffer.ts";
 import { dataDirFailure, prepareDataDir, replayFailure } from "./ops/data_dir_setting.ts";
 import { effectiveConfig } from "./ops/effective_config.ts";
@@ -66,11 +67,15 @@ async function main(): Promise<void> {
   const config = loadConfig((name) => Deno.env.get(name));
   const sink = new LogBuffer(writeStdout);
   /** Lifecycle and error lines are written at once (with any request lines before them). */
+  // People at a terminal get lines to read and a summary; anything else gets JSON lines.
+  const text = config.logFormat === "text" ||
+    (config.logFormat === "auto" && Deno.stdout.isTerminal());
   const log = createLogger(config.logLevel, (line) => {
     sink.text(line);
     sink.flush();
-  });
-  log.info("configuration", effectiveConfig(config));
+  }, text ? "text" : "json");
+  if (text) log.debug("configuration", effectiveConfig(config));
+  else log.info("configuration", effectiveConfig(config));
   logOpenFileLimit(log);
 
   // With DATABASE_URL the log is in PostgreSQL; DATA_DIR then only holds a development secret.
@@ -199,9 +204,18 @@ async function main(): Promise<void> {
     publicUrl: config.publicUrl,
     onError: (error, requestId) =>
       log.error("unexpected error", { request_id: requestId, error: String(error) }),
-    onRequest: logRequests
-      ? (id, method, route, status, ms) => sink.request(id, method, route, status, ms)
-      : undefined,
+    onRequest: !logRequests
+      ? undefined
+      : text
+      ? (request_id, method, route, status, duration_ms) =>
+        sink.text(textLine(new Date().toISOString(), "info", "request", {
+          request_id,
+          method,
+          route,
+          status,
+          duration_ms,
+        }))
+      : (id, method, route, status, ms) => sink.request(id, method, route, status, ms),
     metrics,
     rateLimiter: config.rateLimit === undefined ? undefined : new RateLimiter(config.rateLimit),
     cors: config.corsOrigins.length === 0 ? undefined : new CorsPolicy(config.corsOrigins),
@@ -277,11 +291,18 @@ async function main(): Promise<void> {
     );
   } else handler = app;
   ready = true;
-  log.always("ready", { url: listener.url, customers: projection.size, replay_ms: ms });
   // A browser reaches the console over TCP only, not over a Unix socket.
   const consoleUrl = config.console && config.socket === undefined
     ? `${listener.url}/console`
     : undefined;
+  if (!text) log.always("ready", { url: listener.url, customers: projection.size, replay_ms: ms });
+  else {
+    const facts = { url: listener.url, customers: projection.size, replayMs: ms, consoleUrl };
+    for (const line of startupSummary(config, { ...facts, warnings: log.warnings() })) {
+      sink.text(line);
+    }
+    sink.flush();
+  }
   announce?.(listener.curl("/api/customers"), consoleUrl);
   webhookParts.start();
   if (recovery.eventsReplayed > 0) persistence.startCompaction();

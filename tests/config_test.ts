@@ -33,6 +33,7 @@ Deno.test("with nothing set, the defaults of contract §1 apply in development m
     eraseWithinSeconds: 3600,
     segmentMaxBytes: 64 * 1024 * 1024,
     logLevel: "info",
+    logFormat: "auto",
     rateLimit: undefined,
     corsOrigins: [],
     bodyTimeoutMs: 30_000,

@@ -31,7 +31,12 @@ if (checkouts.length === 0) throw new Error("Name the checkouts to compare");
 
 type ServerProcessModule = typeof import("../support/server_process.ts");
 const servers: ServerProcessModule[] = await Promise.all(
-  checkouts.map((dir) => import(`file://${dir}/bench/server_process.ts`)),
+  // Older checkouts kept bench/ flat.
+  checkouts.map((dir) =>
+    import(`file://${dir}/bench/support/server_process.ts`).catch(() =>
+      import(`file://${dir}/bench/server_process.ts`)
+    )
+  ),
 );
 const root = await Deno.makeTempDir({ prefix: "customer-api-startup-compare-" });
 try {

@@ -32,6 +32,7 @@ Environment:
   ERASE_WITHIN_SECONDS   Erase a deleted customer's data from disk within this time (default 3600)
   SEGMENT_MAX_BYTES      Start a new log segment at this size (default 67108864)
   LOG_LEVEL              debug, info, warn or error (default info)
+  LOG_FORMAT             auto (text on a terminal, else JSON lines), json or text
   RATE_LIMIT             Requests per caller, e.g. 100/s, 6000/m (default off)
   RATE_LIMIT_BURST       Burst size of RATE_LIMIT (default: its limit)
   CORS_ORIGINS           Comma-separated origins allowed by CORS (default: CORS off)

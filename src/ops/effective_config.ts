@@ -40,6 +40,7 @@ export function effectiveConfig(config: Config): Record<string, unknown> {
     erase_within_seconds: config.eraseWithinSeconds,
     segment_max_bytes: config.segmentMaxBytes,
     log_level: config.logLevel,
+    log_format: config.logFormat,
     rate_limit: config.rateLimit === undefined
       ? "off"
       : `${config.rateLimit.limit}/${WINDOW_UNIT[config.rateLimit.windowSeconds]}`,

@@ -1,4 +1,5 @@
 import { CorruptRecordError, decodeReplayed } from "./event_codec.ts";
+import { verifyLine } from "./checked_line.ts";
 import type { ReplayedEvent } from "../event_store.ts";
 import { readLines } from "./line_reader.ts";
 import type { Segment } from "./segments.ts";
@@ -48,6 +49,11 @@ export interface SegmentContext {
   afterChunk?: () => Promise<void>;
   /** Only the envelope is read (checksums still checked): events come with `dataJson` "". */
   envelopeOnly?: boolean;
+  /**
+   * Only each line's checksum and seq are read (a segment a snapshot covers, at startup): events
+   * come with their seq alone. A line not led by its seq is read as an envelope.
+   */
+  seqOnly?: boolean;
 }
 
 /**
@@ -62,7 +68,8 @@ export async function walkSegment(
   segment: Segment,
   onDamage: (damage: Damage) => void,
   onEvent: (event: ReplayedEvent, line: Uint8Array) => void,
-  { next, tornIsOk = false, afterChunk, envelopeOnly = false }: SegmentContext = {},
+  { next, tornIsOk = false, afterChunk, envelopeOnly = false, seqOnly = false }: SegmentContext =
+    {},
 ): Promise<SegmentRead> {
   let expected = segment.first;
   // Damaged records not yet followed by a good one: a torn tail if nothing good follows.
@@ -104,7 +111,8 @@ export async function walkSegment(
       }
       let event: ReplayedEvent;
       try {
-        event = decodeReplayed(line, text, envelopeOnly ? "envelope" : "decode");
+        event = (seqOnly ? seqOfLine(line) : undefined) ??
+          decodeReplayed(line, text, envelopeOnly ? "envelope" : "decode");
       } catch (error) {
         if (!(error instanceof CorruptRecordError)) throw error;
         const found = damage(lineNumber, offset, error.message);
@@ -164,4 +172,22 @@ export async function walkSegment(
   } finally {
     file.close();
   }
+}
+
+const SEQ_HEAD = new TextEncoder().encode('{"seq":');
+
+/**
+ * A checked line's seq read from its leading `{"seq":<digits>,` without parsing the rest, as an
+ * event holding only its seq; undefined when the line does not start so.
+ */
+function seqOfLine(line: Uint8Array): ReplayedEvent | undefined {
+  for (let i = 0; i < SEQ_HEAD.length; i++) if (line[i] !== SEQ_HEAD[i]) return undefined;
+  let seq = 0;
+  let at = SEQ_HEAD.length;
+  for (; at < line.length && line[at] >= 0x30 && line[at] <= 0x39 && at < 24; at++) {
+    seq = seq * 10 + line[at] - 0x30;
+  }
+  if (at === SEQ_HEAD.length || line[at] !== 0x2c) return undefined;
+  verifyLine(line);
+  return { seq } as ReplayedEvent;
 }

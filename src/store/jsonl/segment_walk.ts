@@ -60,7 +60,7 @@ export async function walkSegments(
   let previous: Segment | undefined;
   for (const [index, segment] of segments.entries()) {
     const next = segments[index + 1];
-    // Its events are in the snapshot: only their envelopes (and checksums) are read.
+    // Its events are in the snapshot: only their checksums and seqs are read.
     const covered = next !== undefined && next.first - 1 <= afterSeq;
     const first = (problem: string) =>
       report({ file: segment.path, line: 1, offset: 0, problem, fatal: true });
@@ -79,7 +79,7 @@ export async function walkSegments(
         result.delivered++;
         options.onEvent?.(event, line);
       }
-    }, { next, tornIsOk: isLast, envelopeOnly: covered });
+    }, { next, tornIsOk: isLast, seqOnly: covered });
     previous = segment;
     if (isLast) {
       result.activeLength = read.torn?.offset ?? read.end;
