@@ -138,7 +138,7 @@ export async function walkSegment(
       }
       expected = event.seq + 1;
       onEvent(event, line);
-    }, afterChunk);
+    }, afterChunk, { decode: !seqOnly });
     const { end, rest, lines } = await io("reading", segment.path, () => reading);
     const unsyncedMaxBytes = header?.unsyncedMaxBytes ?? 0;
     const read = { end, size, headerLength, unsyncedMaxBytes };
