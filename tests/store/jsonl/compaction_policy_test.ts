@@ -53,7 +53,7 @@ async function open(
   const projection = new CustomerProjection();
   const service = new CustomerService({ store, projection, clock: () => T0, newId });
   // The policy never fires on its own here: each test calls compact() where it wants one.
-  const persistence = new CompactionPolicy(store, service, log, {
+  const persistence = new CompactionPolicy(store, service.snapshots, log, {
     snapshotEvery: 1e9,
     eraseWithinMs: 1e9,
     ...policy,
