@@ -110,6 +110,7 @@ async function main(): Promise<void> {
     idempotencyMaxKeys: config.idempotencyMaxKeys,
   });
   service.addCommitListener(() => metrics.eventsAppended(1));
+  const { snapshots, follower } = service;
 
   const { key, algorithms, announce } = await verificationKey(config, log).catch((error) =>
     Promise.reject(error instanceof StartupError ? error : dataDirFailure(error, config.dataDir))
@@ -129,9 +130,9 @@ async function main(): Promise<void> {
     // Every event applied, this replica's own and (on PostgreSQL) the other replicas'.
     onCommit: (listener) => {
       service.addCommitListener(listener);
-      service.addFollowListener(listener);
+      follower.addFollowListener(listener);
     },
-    isLive: (id) => service.isLive(id),
+    isLive: (id) => snapshots.isLive(id),
     tokens: streamTokens,
     retentionMs: config.eventRetentionMs,
     maxStreams: config.maxStreams,
@@ -142,7 +143,7 @@ async function main(): Promise<void> {
   const webhookParts = await webhooksWiring(config, store, feed, metrics, log);
   const maintenance = new MaintenanceHealth();
   metrics.include(() => maintenance.render());
-  const replicated = shared === undefined ? undefined : new PostgresMaintenance(shared, service, {
+  const replicated = shared === undefined ? undefined : new PostgresMaintenance(shared, snapshots, {
     snapshotEvery: config.snapshotEvery,
     retentionMs: config.eventRetentionMs,
     eraseWithinMs: config.eraseWithinSeconds * 1000,
@@ -152,7 +153,7 @@ async function main(): Promise<void> {
       maintenance.failed(error);
     },
   });
-  const persistence = replicated ?? new CompactionPolicy(store as JsonlEventStore, service, log, {
+  const persistence = replicated ?? new CompactionPolicy(store as JsonlEventStore, snapshots, log, {
     snapshotEvery: config.snapshotEvery,
     eraseWithinMs: config.eraseWithinSeconds * 1000,
     onOutcome: (error) => error === undefined ? maintenance.succeeded() : maintenance.failed(error),
@@ -160,11 +161,11 @@ async function main(): Promise<void> {
   });
   if (replicated !== undefined) {
     // A delete another replica committed is erased here too, should that replica stop before it.
-    service.addFollowListener((event) => replicated.noteFollowed(event));
+    follower.addFollowListener((event) => replicated.noteFollowed(event));
     // Cut off until retention dropped the events it missed, a replica goes on from the newest
     // snapshot. Customers deleted and erased meanwhile were never seen deleted here: the recent
     // events forget everything they held.
-    service.onLogTruncated(async () => {
+    follower.onLogTruncated(async () => {
       const seq = await replicated.reload(() => feed.recent.clear());
       if (seq === undefined) return false;
       log.warn("The log no longer holds the events this replica missed; went on from a snapshot", {
@@ -273,7 +274,7 @@ async function main(): Promise<void> {
   if (shared !== undefined) {
     followLog(
       shared,
-      service,
+      follower,
       (error) => log.warn("following the log failed", { error: String(error) }),
     );
     handler = replicaGate(

@@ -52,7 +52,7 @@ export async function runAuthCacheBench(options: AuthBenchOptions): Promise<Auth
       clock: Date.now,
       newId: monotonicUlid(),
     });
-    await service.replay();
+    await service.snapshots.replay();
     const ids = await seed(service);
     console.log(
       `auth cache: GET /api/customers/:id in-process, ${CUSTOMERS} customers, ${CLIENTS} tokens,` +

@@ -34,7 +34,7 @@ async function recoverOnce(url: string) {
     clock: Date.now,
     newId: monotonicUlid(),
   });
-  const report = await new PostgresMaintenance(store, service).recover();
+  const report = await new PostgresMaintenance(store, service.snapshots).recover();
   const ms = performance.now() - started;
   await store.close();
   return { ms, customers: projection.size, ...report };
@@ -69,7 +69,7 @@ async function snapshot(url: string): Promise<void> {
   const store = await PostgresEventStore.open(url);
   const projection = new CustomerProjection();
   const service = new CustomerService({ store, projection, clock: Date.now, newId: () => "" });
-  const maintenance = new PostgresMaintenance(store, service);
+  const maintenance = new PostgresMaintenance(store, service.snapshots);
   await maintenance.recover();
   await maintenance.compact();
   await store.close();

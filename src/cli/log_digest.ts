@@ -37,7 +37,7 @@ export async function digestOf(log: MigrationLog): Promise<LogDigest> {
     count += page.length;
     lastEventSeq = page[page.length - 1].seq;
   }
-  const records = [...log.service.records()].sort();
+  const records = [...log.service.snapshots.records()].sort();
   const state = createHash("sha256");
   for (const record of records) state.update(`${record}\n`);
   const endpoints = log.webhooks?.list() ?? [];

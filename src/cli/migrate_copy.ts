@@ -59,8 +59,8 @@ async function toPostgres(settings: Settings): Promise<MigrationLog> {
         firstSeq: sourceDigest.firstSeq,
         lastSeq: source.head,
         customers: source.projection.all().map((record) => customerFacts(record.json)),
-        records: source.service.records(),
-        idOf: (record) => source.service.idOf(record),
+        records: source.service.snapshots.records(),
+        idOf: (record) => source.service.snapshots.idOf(record),
         webhooks: source.webhooks,
       });
       console.log(
@@ -89,7 +89,7 @@ async function toJsonl(settings: Settings): Promise<MigrationLog> {
       events: eventPages(source.store, sourceDigest.firstSeq, source.head),
       firstSeq: sourceDigest.firstSeq,
       lastSeq: source.head,
-      records: source.service.records(),
+      records: source.service.snapshots.records(),
     }, settings.segmentMaxBytes);
     let endpoints = 0;
     if (source.webhooks !== undefined) {

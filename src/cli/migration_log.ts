@@ -51,7 +51,7 @@ export async function openJsonlLog(
   const store = await JsonlEventStore.open(dataDir, { warn: (m, f) => log.warn(m, f) });
   const { projection, service } = serviceOver(store, idempotencyMaxKeys);
   // Recovery only: the thresholds never start a compaction.
-  const policy = new CompactionPolicy(store, service, log, {
+  const policy = new CompactionPolicy(store, service.snapshots, log, {
     snapshotEvery: Number.MAX_SAFE_INTEGER,
     eraseWithinMs: Number.MAX_SAFE_INTEGER,
   });
@@ -78,7 +78,7 @@ export async function openPostgresLog(
 ): Promise<MigrationLog> {
   const store = await PostgresEventStore.open(url, { maxConnections: 2 });
   const { projection, service } = serviceOver(store, idempotencyMaxKeys);
-  await new PostgresMaintenance(store, service).recover();
+  await new PostgresMaintenance(store, service.snapshots).recover();
   const webhooks = await PostgresWebhookStore.open(url, { holder: "migrate" }).catch(
     async (error) => {
       await store.close();

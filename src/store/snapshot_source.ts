@@ -6,7 +6,7 @@ import type { VersionSource } from "./stream_versions.ts";
  * JSON objects as text that only the source reads, so a backend that snapshots needs nothing
  * from customers/ or read_model/. A record whose last member is the object `data` may come back
  * split (the rest, and `data`'s text as a string of its own), so a large payload is kept as it
- * was read, without slicing. CustomerService implements it.
+ * was read, without slicing. CustomerSnapshots implements it.
  */
 export interface SnapshotSource extends VersionSource {
   /** The state now as records, captured at the call (later changes do not alter them). */

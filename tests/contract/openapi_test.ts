@@ -42,12 +42,12 @@ async function withHandler(
       clock: Date.now,
       newId: () => SOME_ID,
     });
-    await service.replay();
+    await service.snapshots.replay();
     const key = new TextEncoder().encode("openapi-test-secret-0123456789-abcdefghij");
     const feed = feedModule({
       store,
       onCommit: (listener) => service.addCommitListener(listener),
-      isLive: (id) => service.isLive(id),
+      isLive: (id) => service.snapshots.isLive(id),
       tokens: new StreamTokens(key),
       retentionMs: 86_400_000,
       maxStreams: 10,
