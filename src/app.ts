@@ -5,7 +5,6 @@ import {
   type ApiModule,
   checkModule,
   type Endpoint,
-  type HandlerContext,
   type Principal,
   type PublicHandler,
 } from "./http/api_module.ts";

@@ -1,11 +1,5 @@
 /** Lines split before their last member, so a reader parses only what it needs. */
-import {
-  CorruptRecordError,
-  decodeText,
-  encoder,
-  parseObject,
-  verifyLine,
-} from "./checked_line.ts";
+import { decodeText, encoder, parseObject, verifyLine } from "./checked_line.ts";
 
 /** A line split before its last member `key` (an object), without parsing that member. */
 export interface SplitLine {

@@ -91,54 +91,59 @@ export async function walkSegment(
   const file = await io("reading", segment.path, () => Deno.open(segment.path, { read: true }));
   try {
     const size = (await io("reading", segment.path, () => file.stat())).size;
-    const reading = readLines(file, (line, offset, lineNumber, text) => {
-      if (batch !== undefined) {
-        batch.lastIsCommit = isCommitLine(line);
-        if (batch.lastIsCommit) batch.commits++;
-        else batch.records++;
-        return;
-      }
-      if (isCommitLine(line)) return;
-      if (lineNumber === 1 && looksLikeHeader(line)) {
+    const reading = readLines(
+      file,
+      (line, offset, lineNumber, text) => {
+        if (batch !== undefined) {
+          batch.lastIsCommit = isCommitLine(line);
+          if (batch.lastIsCommit) batch.commits++;
+          else batch.records++;
+          return;
+        }
+        if (isCommitLine(line)) return;
+        if (lineNumber === 1 && looksLikeHeader(line)) {
+          try {
+            header = decodeSegmentHeader(line);
+            headerLength = line.length + 1;
+          } catch (error) {
+            if (!(error instanceof CorruptRecordError)) throw error;
+            onDamage(damage(1, 0, error.message));
+          }
+          return;
+        }
+        let event: ReplayedEvent;
         try {
-          header = decodeSegmentHeader(line);
-          headerLength = line.length + 1;
+          event = (seqOnly ? seqOfLine(line) : undefined) ??
+            decodeReplayed(line, text, envelopeOnly ? "envelope" : "decode");
         } catch (error) {
           if (!(error instanceof CorruptRecordError)) throw error;
-          onDamage(damage(1, 0, error.message));
+          const found = damage(lineNumber, offset, error.message);
+          const bound = header?.unsyncedMaxBytes ?? 0;
+          if (tornIsOk && pending.length === 0 && bound > 0 && size - offset <= bound) {
+            batch = { damage: found, records: 1, commits: 0, lastIsCommit: false, bound };
+          } else pending.push(found);
+          return;
         }
-        return;
-      }
-      let event: ReplayedEvent;
-      try {
-        event = (seqOnly ? seqOfLine(line) : undefined) ??
-          decodeReplayed(line, text, envelopeOnly ? "envelope" : "decode");
-      } catch (error) {
-        if (!(error instanceof CorruptRecordError)) throw error;
-        const found = damage(lineNumber, offset, error.message);
-        const bound = header?.unsyncedMaxBytes ?? 0;
-        if (tornIsOk && pending.length === 0 && bound > 0 && size - offset <= bound) {
-          batch = { damage: found, records: 1, commits: 0, lastIsCommit: false, bound };
-        } else pending.push(found);
-        return;
-      }
-      // After damaged records the seq resumes wherever the next good record is.
-      const resync = pending.length > 0;
-      if (resync) {
-        for (const found of pending) onDamage(found);
-        pending = [];
-      }
-      const inOrder = segment.compacted || resync
-        ? event.seq >= expected && (next === undefined || event.seq < next.first)
-        : event.seq === expected;
-      if (!inOrder) {
-        onDamage(
-          damage(lineNumber, offset, `sequence ${event.seq} where ${expected} was expected`),
-        );
-      }
-      expected = event.seq + 1;
-      onEvent(event, line);
-    }, afterChunk, { decode: !seqOnly });
+        // After damaged records the seq resumes wherever the next good record is.
+        const resync = pending.length > 0;
+        if (resync) {
+          for (const found of pending) onDamage(found);
+          pending = [];
+        }
+        const inOrder = segment.compacted || resync
+          ? event.seq >= expected && (next === undefined || event.seq < next.first)
+          : event.seq === expected;
+        if (!inOrder) {
+          onDamage(
+            damage(lineNumber, offset, `sequence ${event.seq} where ${expected} was expected`),
+          );
+        }
+        expected = event.seq + 1;
+        onEvent(event, line);
+      },
+      afterChunk,
+      { decode: !seqOnly },
+    );
     const { end, rest, lines } = await io("reading", segment.path, () => reading);
     const unsyncedMaxBytes = header?.unsyncedMaxBytes ?? 0;
     const read = { end, size, headerLength, unsyncedMaxBytes };
