@@ -3,8 +3,8 @@
  * the first was deleted before it was created, even once erasure removed both created events.
  */
 import assert from "node:assert/strict";
-import { assertRaces, type FeedEvent } from "./replica_audit.ts";
-import { type RaceAnswer, WriteLedger } from "./write_ledger.ts";
+import { assertRaces, type FeedEvent } from "../support/replica_audit.ts";
+import { type RaceAnswer, WriteLedger } from "../support/write_ledger.ts";
 
 const EMAIL = "raced@x.test";
 
