@@ -5,9 +5,8 @@ import { decodeUtf8 } from "../../lib/utf8.ts";
 export const encoder = new TextEncoder();
 const CLOSE_BRACE = encoder.encode("}");
 const SUFFIX_HEAD = encoder.encode(',"crc":"');
-/** The checksum's digits: lower-case hex, as every line writes them. */
 const HEX_DIGITS = encoder.encode("0123456789abcdef");
-/** Every line ends with `,"crc":"xxxxxxxx"}`: the CRC-32 of the line as if that member were absent. */
+/** Every line ends with `,"crc":"xxxxxxxx"}`: the CRC-32 of the line without that member. */
 export const CRC_SUFFIX_LENGTH = ',"crc":"00000000"}'.length;
 
 /** A line that does not decode: torn, damaged, or not the record expected. */
@@ -30,20 +29,13 @@ export function encodeLine(record: object | string): Uint8Array {
   return line;
 }
 
-/**
- * Encodes a JSON object's text as a line into `bytes` at `start`, which has lineRoom for it;
- * returns where the line ends. The text is encoded once, in place, and the checksum taken over
- * those bytes; its digits are written byte by byte (no string made for them).
- */
+/** Encodes a JSON text as a line into `bytes` at `start` (lineRoom free); returns its end. */
 export function encodeLineInto(json: string, bytes: Uint8Array, start: number): number {
   const { written } = encoder.encodeInto(json, bytes.subarray(start));
   return checksumInto(bytes, start, start + written);
 }
 
-/**
- * Ends the line whose JSON text is at bytes[start, end) with its checksum member and newline, in
- * place of the closing brace; returns where the line ends.
- */
+/** Ends the JSON text at bytes[start, end) with its checksum and newline; returns the end. */
 export function checksumInto(bytes: Uint8Array, start: number, end: number): number {
   const crc = crc32(bytes.subarray(start, end));
   let at = end - 1; // the closing brace: the suffix takes its place
@@ -56,10 +48,7 @@ export function checksumInto(bytes: Uint8Array, start: number, end: number): num
   return at;
 }
 
-/**
- * Checks a line's checksum and returns where its body ends (where `,"crc":` begins); throws
- * CorruptRecordError when the line is torn or damaged.
- */
+/** Checks a line's checksum and returns where its body ends; throws CorruptRecordError if not. */
 export function verifyLine(line: Uint8Array): number {
   if (line.length <= CRC_SUFFIX_LENGTH) throw new CorruptRecordError("Record is too short");
   const bodyEnd = line.length - CRC_SUFFIX_LENGTH;
@@ -70,10 +59,7 @@ export function verifyLine(line: Uint8Array): number {
   return bodyEnd;
 }
 
-/**
- * Decodes one line (without its newline), checking its checksum; the crc member is removed.
- * `text` is the line already decoded as UTF-8, when the caller has it.
- */
+/** Decodes one line (no newline), checking and removing its checksum; `text` if already decoded. */
 export function decodeLine(line: Uint8Array, text?: string): Record<string, unknown> {
   const bodyEnd = verifyLine(line);
   // Parsing the line without its crc member spares a `delete`, which would slow the object.

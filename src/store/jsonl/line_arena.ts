@@ -2,10 +2,7 @@
 import { concat } from "../../lib/bytes.ts";
 import { checksumInto, CRC_SUFFIX_LENGTH, encodeLineInto, encoder } from "./checked_line.ts";
 
-/**
- * Self-checking lines encoded one after another into one reused buffer (what encodeLine makes,
- * byte for byte), for a writer of many lines: no array per line for the collector to free.
- */
+/** Self-checking lines encoded into one reused buffer: no array per line for the collector. */
 export class LineBuffer {
   #bytes = new Uint8Array(1 << 20);
   #length = 0;
@@ -26,40 +23,28 @@ export class LineBuffer {
     this.#length = encodeLineInto(json, this.#bytes, this.#length);
   }
 
-  /** Forgets the lines added, keeping the buffer. */
   clear(): void {
     this.#length = 0;
   }
 }
 
 /**
- * Self-checking lines (what encodeLine makes, byte for byte) encoded one after another into large
- * arrays that are never reused, for the log's writer: each line is a view that stays valid as
- * long as it is kept, lines encoded in a row sit next to each other (so a group commit writes
- * them as one view, joinAdjacent, instead of copying them into a new array), and no array is
- * made per line. An array per line (off the JavaScript heap once over 64 bytes) cost an
- * allocation, a copy into the batch and the collector's work to free it.
+ * Self-checking lines encoded into large never-reused arrays for the log's writer: each line is a
+ * view, lines encoded in a row are adjacent (a batch is written as one view), no array per line.
  */
 export class LineArena {
   #slab = new Uint8Array(ARENA_SLAB_BYTES);
   #end = 0;
 
   /**
-   * Encodes a JSON object's text as a line (newline included); returns a view of its bytes. With
-   * `last`, the text is `json` + `last` + `}` (an object whose last member's value is `last`):
-   * each part is encoded where it goes, so the whole text is never made as one string. Joined
-   * first, the parts made a concatenation that encoding flattened into a copy of the whole line,
-   * a few hundred bytes for the collector per event.
+   * Encodes a JSON object's text as a line and returns a view of it; with `last`, the text is
+   * `json` + `last` + `}`, each part encoded where it goes so the whole is never one string.
    */
   add(json: string, last?: string): Uint8Array {
     return this.addWritten(json.length * 3, writeText, json, last);
   }
 
-  /**
-   * Like add(head, last), with the head written by `write` (at most `room` bytes) from `value`
-   * instead of encoded from a string: a writer that knows its head's parts (event_head.ts) writes
-   * them as bytes, making no string at all. With `last` undefined the head is the whole text.
-   */
+  /** Like add(head, last), with the head written as bytes by `write` (at most `room` of them). */
   addWritten<T>(
     room: number,
     write: (value: T, bytes: Uint8Array, at: number) => number,
@@ -86,10 +71,7 @@ export class LineArena {
 /** The size of each of a LineArena's arrays: room for about 150 events of a few hundred bytes. */
 const ARENA_SLAB_BYTES = 64 * 1024;
 
-/**
- * Byte views one after another as one: a view spanning them when they are adjacent in one array
- * (lines a LineArena encoded in a row, the usual batch), else a copy of them joined.
- */
+/** Byte views as one: a view spanning them when adjacent in one array, else a joined copy. */
 export function joinAdjacent(parts: readonly Uint8Array[]): Uint8Array {
   const first = parts[0];
   let end = first.byteOffset + first.length;
@@ -103,7 +85,6 @@ export function joinAdjacent(parts: readonly Uint8Array[]): Uint8Array {
     : new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset);
 }
 
-/** Encodes a text into `bytes` at `at`, which has room for it; returns where it ends. */
 function writeText(text: string, bytes: Uint8Array, at: number): number {
   return at + encoder.encodeInto(text, bytes.subarray(at)).written;
 }

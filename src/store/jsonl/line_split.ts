@@ -3,7 +3,6 @@ import { decodeText, encoder, parseObject, verifyLine } from "./checked_line.ts"
 
 /** A line split before its last member `key` (an object), without parsing that member. */
 export interface SplitLine {
-  /** The other members, parsed. */
   head: Record<string, unknown>;
   /** The last member's JSON text, a string of its own. */
   member: string;
@@ -13,13 +12,8 @@ export interface SplitLine {
 export type MemberMode = "decode" | "slice" | "envelope";
 
 /**
- * Decodes a line whose last member before the checksum is the object `key`, leaving that member
- * as text: a reader that keeps text need not build (and then collect) its object graph. The
- * member must follow only scalar members, so the first `,"key":{` is the member itself.
- * Undefined when the line has no such member; throws CorruptRecordError when it is damaged.
- * `mode` "slice" (with the line's `text`) takes the member as a slice of that text instead of a
- * fresh decode (one TextDecoder call less per line); "envelope" leaves it undecoded (""), for a
- * reader of the other members only.
+ * Decodes a line whose last member is the object `key`, leaving that member as text so a reader
+ * that keeps text builds no object graph. "slice" takes it from `text`; "envelope" leaves it "".
  */
 export function splitLine(
   line: Uint8Array,
@@ -28,8 +22,7 @@ export function splitLine(
   mode: MemberMode = "decode",
 ): SplitLine | undefined {
   const marker = markerOf(key);
-  // An ASCII line's text has one character per byte: the native search on it finds the byte
-  // offset too, sparing the byte-by-byte search.
+  // An ASCII line's text has one character per byte: the native search finds the byte offset too.
   const textAt = text === undefined ? -1 : text.indexOf(markerTextOf(key));
   if (text !== undefined && mode === "slice") {
     if (textAt === -1) return undefined;
@@ -41,9 +34,8 @@ export function splitLine(
       member: text.slice(textAt + marker.length - 1, text.length - (line.length - bodyEnd)),
     };
   }
-  // The marker is ASCII: it is in the bytes where it is in their text. Where the text before it
-  // is ASCII too (the envelope usually is; non-ASCII is mostly in the data), it starts at the
-  // same offset in bytes, and its bytes are found there.
+  // The marker is ASCII: where the text before it is ASCII too (the envelope usually is), it
+  // starts at the same offset in bytes.
   const at = text === undefined || (textAt !== -1 && !startsAt(line, textAt, marker))
     ? indexOf(line, marker)
     : textAt;
@@ -58,17 +50,13 @@ export function splitLine(
 
 /** A line split before its last member, both parts as JSON text. */
 export interface SplitText {
-  /** The other members as an object's JSON text. */
   head: string;
-  /** The last member's JSON text, a string of its own. */
   member: string;
 }
 
 /**
- * Like splitLine, but the head stays JSON text too (for a reader that keeps records as text).
- * Both parts are decoded afresh, so keeping them does not keep the chunk they were read from.
- * When the head's bytes are those of `previous` (records of one kind share their short head),
- * its text is reused, neither decoded nor allocated again.
+ * Like splitLine, but the head stays JSON text too, both decoded afresh so they do not keep the
+ * chunk alive; a head equal to `previous`'s is reused.
  */
 export function splitLineText(
   line: Uint8Array,
@@ -116,11 +104,7 @@ function markerOf(key: string): Uint8Array {
   return marker;
 }
 
-/**
- * True when `marker` is at `at` in `line`. For an ASCII marker found at character `at` of the
- * line's text, it is found at byte `at` only when every character before is ASCII, so `at` is then
- * its first occurrence in bytes too.
- */
+/** True when `marker` is at byte `at` in `line`. */
 function startsAt(line: Uint8Array, at: number, marker: Uint8Array): boolean {
   if (at + marker.length > line.length) return false;
   for (let i = 0; i < marker.length; i++) if (line[at + i] !== marker[i]) return false;

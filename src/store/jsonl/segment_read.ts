@@ -23,15 +23,12 @@ export interface Damage {
 /** What walkSegment read: where the lines end, and a torn tail if one was allowed and found. */
 export interface SegmentRead {
   end: number;
-  /** The file's size when it was read. */
   size: number;
   /** The length of its header line (0: a format-1 segment without one). */
   headerLength: number;
-  /** Its header's unsynced_max_bytes (0: no header). */
   unsyncedMaxBytes: number;
   /** The first damaged record of the torn tail. */
   torn?: Damage;
-  /** Every damaged record of the torn tail. */
   tornDamage: Damage[];
   /** Records (complete or not) from the torn tail's start to the end, good ones included. */
   tornRecords: number;
@@ -43,26 +40,19 @@ export interface SegmentRead {
 export interface SegmentContext {
   /** The segment after this one: a compacted segment's seqs stay below its first. */
   next?: Segment;
-  /** The last segment may end in a torn tail. */
   tornIsOk?: boolean;
   /** Runs after each chunk of lines, for a caller that writes as it reads. */
   afterChunk?: () => Promise<void>;
   /** Only the envelope is read (checksums still checked): events come with `dataJson` "". */
   envelopeOnly?: boolean;
-  /**
-   * Only each line's checksum and seq are read (a segment a snapshot covers, at startup): events
-   * come with their seq alone. A line not led by its seq is read as an envelope.
-   */
+  /** Only each line's checksum and seq are read (a snapshot covers the segment). */
   seqOnly?: boolean;
 }
 
 /**
- * Reads one segment's records in order, checking each checksum and seq (gap-free, or only rising
- * and below `next` in a compacted segment). When `tornIsOk` (the last segment), damaged records
- * after the last good one are a torn tail, and so is damage starting within the header's
- * `unsynced_max_bytes` of the end with good records after it (a torn batch: what a power cut
- * during a group commit leaves; those records were never acknowledged and are not handed on).
- * All other damage goes to onDamage as fatal.
+ * Reads one segment's records in order, checking each checksum and seq. In the last segment,
+ * damage after the last good record, or within the header's unsynced bound of the end (a torn
+ * batch, never acknowledged), is a torn tail; all other damage goes to onDamage as fatal.
  */
 export async function walkSegment(
   segment: Segment,
@@ -181,10 +171,7 @@ export async function walkSegment(
 
 const SEQ_HEAD = new TextEncoder().encode('{"seq":');
 
-/**
- * A checked line's seq read from its leading `{"seq":<digits>,` without parsing the rest, as an
- * event holding only its seq; undefined when the line does not start so.
- */
+/** A line's seq from its leading `{"seq":<digits>,`, unparsed; undefined when not led so. */
 function seqOfLine(line: Uint8Array): ReplayedEvent | undefined {
   for (let i = 0; i < SEQ_HEAD.length; i++) if (line[i] !== SEQ_HEAD[i]) return undefined;
   let seq = 0;
