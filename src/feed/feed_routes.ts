@@ -13,20 +13,15 @@ import type { StreamTokens } from "./stream_tokens.ts";
 /** What the feed module is built from. */
 export interface FeedModuleDeps {
   store: EventStore;
-  /**
-   * Registers a listener called after each durable, applied commit, in seq order: with the event
-   * as written and its data's JSON text, or as read back from the log (a replica's on PostgreSQL).
-   */
+  /** Registers a listener called after each durable, applied commit, in seq order. */
   onCommit: (
     listener: (event: StoredEvent | ReplayedEvent, dataJson?: string | null) => void,
   ) => void;
   isLive: (id: string) => boolean;
   tokens: StreamTokens;
-  /** EVENT_RETENTION in ms. */
   retentionMs: number;
-  /** MAX_STREAMS. */
   maxStreams: number;
-  /** SSE_HEARTBEAT in ms (default 15 s). */
+  /** SSE_HEARTBEAT in ms. */
   heartbeatMs?: number;
   clock?: () => number;
   /** Resolves once the startup replay is done; the index is built after it (default: at once). */
@@ -95,11 +90,7 @@ export function feedModule(deps: FeedModuleDeps): FeedModule {
   };
 }
 
-/**
- * A committed event as the log hands it over (data as JSON text); undefined without that text.
- * Built field by field: this runs on every write, and a rest-and-spread copy cost several times
- * as much (V8 copies an object with excluded keys through a slow runtime call).
- */
+/** A committed event as the log hands it over; built field by field, as rest-and-spread is slow. */
 function asReplayed(
   event: StoredEvent | ReplayedEvent,
   dataJson: string | null | undefined,
