@@ -27,10 +27,7 @@ import { type Params, Router } from "./http/router.ts";
 import { type Completion, RequestContext } from "./http/request_context.ts";
 import { mandatoryHeaders, setMandatoryHeaders } from "./http/mandatory_headers.ts";
 
-/**
- * Receives one finished request, for the access log (positional, so the hot path allocates no
- * record); none of it is personal data or a token.
- */
+/** Receives one finished request for the access log (positional: the hot path allocates none). */
 export type RequestObserver = (
   requestId: string,
   method: string,
@@ -41,15 +38,11 @@ export type RequestObserver = (
 
 /** Everything the HTTP handler is built from. */
 export interface AppDeps {
-  /**
-   * The features served behind the auth gate; each brings its routes, scopes and description, and
-   * may bring public routes too.
-   */
+  /** The features behind the auth gate, each with its routes, scopes and description. */
   modules: readonly ApiModule[];
   authenticate: Authenticate;
   /** Receives unexpected errors, those answered 500 (the client sees a generic message). */
   onError?: (error: unknown, requestId: string) => void;
-  /** Receives every finished request. */
   onRequest?: RequestObserver;
   metrics?: Metrics;
   /** Per-subject rate limit; none means unlimited. */
@@ -60,10 +53,7 @@ export interface AppDeps {
   publicUrl?: string;
   /** Why /readyz answers 503 while serving (failing background work); none means ready. */
   notReady?: () => Error | undefined;
-  /**
-   * `Log-Seq` for the error answers under these paths that no handler marked (the auth gate's
-   * 401 and 403, the rate limit's 429, a 404 or 405): `seq()`, the newest applied event.
-   */
+  /** `Log-Seq` for the error answers under these paths that no handler marked (401, 403, 429…). */
   logSeq?: LogSeqRule;
 }
 
@@ -75,10 +65,7 @@ interface Outcome extends Completion {
   headers?: Record<string, string>;
 }
 
-/**
- * Builds the request handler: the modules' route rows behind the auth gate (token, then the
- * endpoint's scope), the public routes, one error boundary and the headers every answer carries.
- */
+/** Builds the request handler: module routes behind the auth gate, public routes, one boundary. */
 export function createHandler(
   deps: AppDeps,
 ): (request: Request) => Response | Promise<Response> {
@@ -225,7 +212,6 @@ export function createHandler(
   }
 }
 
-/** Sets each of `wanted` that `headers` lacks. */
 function addMissing(headers: Headers, wanted: Record<string, string>): void {
   for (const name in wanted) if (!headers.has(name)) headers.set(name, wanted[name]);
 }

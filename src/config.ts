@@ -29,7 +29,6 @@ export interface Config {
   host: string;
   /** A Unix domain socket to listen on instead of HOST/PORT (sidecars). */
   socket?: string;
-  /** File mode of the socket (SOCKET_MODE, octal). */
   socketMode: number;
   /** The service's public base URL, for the OpenAPI `servers` entry; else the request's origin. */
   publicUrl?: string;
@@ -43,14 +42,11 @@ export interface Config {
   snapshotEvery: number;
   /** After a delete, compact (erasing the customer's data) within this many seconds. */
   eraseWithinSeconds: number;
-  /** Start a new log segment at this size. */
   segmentMaxBytes: number;
   logLevel: LogLevel;
   /** JSON lines, human lines, or (auto) human lines on a terminal only (LOG_FORMAT). */
   logFormat: LogFormat;
-  /** Per-subject rate limit; undefined means off. */
   rateLimit?: RatePolicy;
-  /** Origins allowed by CORS; empty means CORS is off. */
   corsOrigins: string[];
   /** A request body not received within this many ms is answered 408. */
   bodyTimeoutMs: number;
@@ -60,7 +56,7 @@ export interface Config {
   eventRetentionMs: number;
   /** At most this many Server-Sent Events streams at once; more answer 503 (MAX_STREAMS). */
   maxStreams: number;
-  /** An event stream gets a heartbeat comment (or a bookmark) at least this often (SSE_HEARTBEAT). */
+  /** An event stream gets a heartbeat (or a bookmark) at least this often (SSE_HEARTBEAT). */
   sseHeartbeatMs: number;
   /** A stream token opens the event stream for this long (STREAM_TOKEN_TTL). */
   streamTokenTtlMs: number;
@@ -70,13 +66,11 @@ export interface Config {
   webhookRetryScheduleMs: number[];
   /** Allows webhook URLs on private addresses and plain http (WEBHOOK_ALLOW_PRIVATE=1). */
   webhookAllowPrivate: boolean;
-  /** At most this many webhook endpoints (MAX_WEBHOOKS). */
   maxWebhooks: number;
   /** A PostgreSQL connection URL: the PostgreSQL store instead of the JSONL log (DATABASE_URL). */
   databaseUrl?: string;
   /** Each duration setting as it was written, or as its default is spelled (for people to read). */
   durationsAsWritten: Record<DurationSetting, string>;
-  /** Serves the browser console at /console (CONSOLE=on, the default). */
   console: boolean;
 }
 

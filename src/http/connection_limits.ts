@@ -1,10 +1,6 @@
 /**
- * Keeps the server accepting connections after the process runs out of file descriptors.
- *
- * Deno.serve (2.9.6) ends its accept loop at the first failed `accept` (EMFILE, ENFILE, ENOMEM),
- * closes the listening socket and rejects `finished`; unhandled, that rejection exits the process.
- * The connections already accepted keep being served. So on a rejected `finished` this listens
- * again on the same address, retrying with a growing pause until descriptors are free.
+ * Keeps accepting after the process runs out of file descriptors: Deno.serve ends its accept loop
+ * at the first failed `accept`, so on a rejected `finished` this listens again on the same address.
  */
 
 /** What the caller hears about an episode of failed accepts. */

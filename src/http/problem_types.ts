@@ -176,17 +176,11 @@ const KERNEL_ROWS: Record<string, ProblemRow> = {
 /** The slug of a problem type: the last part of its `type` URN. */
 export type ProblemSlug = string;
 
-/**
- * Every problem type the server answers with, by slug: the kernel's rows and those each module
- * adds (addProblems), so a module owns its errors' answers. The one table of status, title and URN.
- */
+/** Every problem type by slug: the kernel's rows and those modules add; the one table. */
 export const PROBLEM_TYPES: Record<ProblemSlug, ProblemType> = {};
 let tableChanges = 0;
 
-/**
- * Adds a module's rows to the table; a slug already there (`not-found`) gains the row's sources.
- * Modules call it when their problems file is imported, before any answer or document is made.
- */
+/** Adds a module's rows (at import); a slug already there (`not-found`) gains the row's sources. */
 export function addProblems(rows: Record<ProblemSlug, ProblemRow>): void {
   for (const [slug, added] of Object.entries(rows)) {
     const known = PROBLEM_TYPES[slug];
