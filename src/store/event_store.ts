@@ -2,9 +2,7 @@ import type { CustomerEvent } from "../domain/events.ts";
 
 /** Who caused an event and on which request. */
 export interface EventMeta {
-  /** The `sub` claim of the token that made the change. */
   actor: string;
-  /** The request's X-Request-Id. */
   request_id: string;
   /** The Idempotency-Key of a create, when one was given. */
   idempotency_key?: string;
@@ -49,6 +47,5 @@ export interface EventStore {
   readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]>;
   /** Resolves with lastSeq once an event after `afterSeq` is durable, or rejects on abort/close. */
   waitForCommit(afterSeq: number, signal?: AbortSignal): Promise<number>;
-  /** Waits for pending appends, then releases the store. */
   close(): Promise<void>;
 }

@@ -40,10 +40,7 @@ export interface DeliveryAttempt {
   next_attempt_at: string | null;
 }
 
-/**
- * Durable webhook endpoints, checkpoints and deliveries logs; every backend passes
- * webhook_store_contract.ts. A store other processes write too catches up on refresh().
- */
+/** Durable webhook endpoints, checkpoints and deliveries logs (webhook_store_contract.ts). */
 export interface WebhookStore {
   list(): WebhookEndpoint[];
   get(id: string): WebhookEndpoint | undefined;

@@ -11,10 +11,7 @@ export function encodeEvent(event: StoredEvent, dataJson?: string): Uint8Array {
   return encodeLine(eventText(event, dataJson));
 }
 
-/**
- * An event's JSON text as its log line holds it, before the checksum, written out member by
- * member: JSON.stringify of the envelope costs more (`bench --only=http` measures writes).
- */
+/** An event's log-line text before the checksum, member by member (`bench --only=http`). */
 export function eventText(event: StoredEvent, dataJson?: string): string {
   return `${eventHead(event)}${dataText(event, dataJson)}}`;
 }

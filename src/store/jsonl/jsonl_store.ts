@@ -31,11 +31,9 @@ export interface JsonlStoreOptions {
   sync?: (file: Deno.FsFile) => Promise<void>;
   /** Writes bytes; tests inject one that fails like a full disk. */
   write?: (file: Deno.FsFile, bytes: Uint8Array) => Promise<void>;
-  /** Receives warnings such as a cut-off torn tail. */
   warn?: (message: string, fields: Record<string, unknown>) => void;
   /** Called once when a sync failed: the process must stop (the state of the file is unknown). */
   onFatal?: (error: unknown) => void;
-  /** A segment is closed and a new one started once it reaches this size. */
   segmentMaxBytes?: number;
   /** The most bytes written but not yet synced (recorded in each new segment's header). */
   unsyncedMaxBytes?: number;

@@ -5,7 +5,6 @@ import { encodeLine } from "./checked_line.ts";
 import { type Change, neededLines, readWebhookFile } from "./webhook_file.ts";
 import { WEBHOOKS_FILE } from "./data_dir_layout.ts";
 
-/** What the JSONL webhook store may be told. */
 export interface JsonlWebhookOptions {
   /** Told when a torn last line is cut off. */
   warn?: (message: string, fields: Record<string, unknown>) => void;
@@ -17,10 +16,7 @@ export interface JsonlWebhookOptions {
   sync?: (file: Deno.FsFile) => Promise<void>;
 }
 
-/**
- * Webhook state in DATA_DIR/webhooks.jsonl: one checksummed line per change, synced before a write
- * resolves, replayed on open into memory, rewritten atomically once mostly superseded.
- */
+/** Webhook state in DATA_DIR/webhooks.jsonl: a checked line per change, synced, compacted. */
 export class JsonlWebhookStore implements WebhookStore {
   #state = new WebhookState();
   #pending: {

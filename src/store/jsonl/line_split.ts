@@ -4,7 +4,6 @@ import { decodeText, encoder, parseObject, verifyLine } from "./checked_line.ts"
 /** A line split before its last member `key` (an object), without parsing that member. */
 export interface SplitLine {
   head: Record<string, unknown>;
-  /** The last member's JSON text, a string of its own. */
   member: string;
 }
 
@@ -29,13 +28,11 @@ export function splitLine(
     const bodyEnd = verifyLine(line);
     return {
       head: parseObject(text.slice(0, textAt) + "}"),
-      // A slice keeps the chunk's whole text alive as long as it lives: only for short-lived
-      // reads. The checksum member after bodyEnd is ASCII: as long in bytes as in text.
+      // A slice keeps the chunk's text alive: only for short-lived reads. The crc member is ASCII.
       member: text.slice(textAt + marker.length - 1, text.length - (line.length - bodyEnd)),
     };
   }
-  // The marker is ASCII: where the text before it is ASCII too (the envelope usually is), it
-  // starts at the same offset in bytes.
+  // The marker is ASCII: where the text before it is ASCII too, it is at the same byte offset.
   const at = text === undefined || (textAt !== -1 && !startsAt(line, textAt, marker))
     ? indexOf(line, marker)
     : textAt;
@@ -104,7 +101,6 @@ function markerOf(key: string): Uint8Array {
   return marker;
 }
 
-/** True when `marker` is at byte `at` in `line`. */
 function startsAt(line: Uint8Array, at: number, marker: Uint8Array): boolean {
   if (at + marker.length > line.length) return false;
   for (let i = 0; i < marker.length; i++) if (line[at + i] !== marker[i]) return false;

@@ -62,7 +62,7 @@ export class LogReader {
   ): Promise<void> {
     if (afterSeq >= at.lastSeq || events.length >= limit) return;
     // At the head only the active segment is read, sparing a directory listing per read
-    // (bench/webhooks measures it); if compaction replaced it, the listing below finds its copy.
+    // (`bench --only=webhooks` measures it); if compaction replaced it, a listing finds its copy.
     const path = at.activePath;
     if (
       afterSeq + 1 >= at.activeFirst && path !== undefined && !path.endsWith(".compacted.jsonl")

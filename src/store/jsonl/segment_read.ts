@@ -41,7 +41,6 @@ export interface SegmentContext {
   /** The segment after this one: a compacted segment's seqs stay below its first. */
   next?: Segment;
   tornIsOk?: boolean;
-  /** Runs after each chunk of lines, for a caller that writes as it reads. */
   afterChunk?: () => Promise<void>;
   /** Only the envelope is read (checksums still checked): events come with `dataJson` "". */
   envelopeOnly?: boolean;
@@ -50,9 +49,8 @@ export interface SegmentContext {
 }
 
 /**
- * Reads one segment's records in order, checking each checksum and seq. In the last segment,
- * damage after the last good record, or within the header's unsynced bound of the end (a torn
- * batch, never acknowledged), is a torn tail; all other damage goes to onDamage as fatal.
+ * Reads one segment's records in order, checking checksums and seqs. Damage at the last segment's
+ * end, or within its unsynced bound (a torn batch, never acknowledged), is a torn tail; else fatal.
  */
 export async function walkSegment(
   segment: Segment,
@@ -64,8 +62,7 @@ export async function walkSegment(
   let expected = segment.first;
   // Damaged records not yet followed by a good one: a torn tail if nothing good follows.
   let pending: Damage[] = [];
-  // A possible torn batch: only the last batch may be torn, so at most its own commit line may
-  // follow the damage, and only as the file's last line.
+  // A possible torn batch: at most its own commit line may follow the damage, as the last line.
   let batch:
     | { damage: Damage; records: number; commits: number; lastIsCommit: boolean; bound: number }
     | undefined;
@@ -154,8 +151,7 @@ export async function walkSegment(
       };
     }
     if (rest.length > 0) pending.push(damage(lines + 1, end, "Record has no newline"));
-    // Format 1 has no bound: damage with nothing good after it is a torn tail. In format 2
-    // damage within the bound became a torn batch above; what is left began farther away.
+    // Format 1 has no bound; in format 2 damage within it became a torn batch above.
     const first = pending[0];
     const inBound = header === undefined ||
       (first !== undefined && size - first.offset <= unsyncedMaxBytes);
