@@ -29,10 +29,7 @@ interface Cursor {
 const BUFFER_CHUNKS = 16;
 const PAGE = 100;
 
-/**
- * The open Server-Sent Events streams, each pulled: the log is read only when its consumer has
- * room; one stalled for `stalledBeats` heartbeats is closed (it resumes with Last-Event-ID).
- */
+/** The open SSE streams, each pulled: the log is read only when its consumer has room. */
 export class EventStreams {
   #open = new Set<AbortController>();
   #store: EventStore;

@@ -67,14 +67,12 @@ export class HeadFanOut {
     return true;
   }
 
-  /** Unsubscribes a stream (it closed, or reads by itself again). */
   leave(subscriber: HeadSubscriber): void {
     const key = filterKey(subscriber.request);
     const group = this.#groups.get(key);
     if (group?.delete(subscriber) && group.size === 0) this.#groups.delete(key);
   }
 
-  /** Stops the reader (at shutdown). */
   close(): void {
     this.#closed.abort();
   }

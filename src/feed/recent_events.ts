@@ -8,11 +8,7 @@ const SHARED_READ = 500;
 /** The deleted customers erasure passed since the last call, each with its delete's seq. */
 export type ErasedCustomers = (erasedSeq: number) => ReadonlyMap<string, number> | undefined;
 
-/**
- * A read-through cache of the newest events, shared by the feed and webhook delivery. Before each
- * read it drops the earlier events of customers whose delete the erasure horizon passed, so
- * nothing in memory serves erased events again.
- */
+/** The newest events read, cached for the feed and webhooks; erased customers' dropped first. */
 export class RecentEvents {
   #store: EventStore;
   #capacity: number;
@@ -31,7 +27,6 @@ export class RecentEvents {
     this.#erased = erased;
   }
 
-  /** As EventStore.readFrom: up to `limit` durable events after `afterSeq`. */
   async readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]> {
     this.forgetErased();
     const generation = this.#generation;
@@ -64,10 +59,7 @@ export class RecentEvents {
     this.#forgot();
   }
 
-  /**
-   * Takes a just-committed event, so readers at the head need no read; only the seq right after
-   * the cached range joins it (any other is left to a read).
-   */
+  /** Takes a just-committed event if it is the seq right after the cached range. */
   add(event: ReplayedEvent): void {
     if (this.#to < this.#from || event.seq !== this.#to + 1) return;
     this.#events.push(event);

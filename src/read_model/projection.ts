@@ -9,12 +9,10 @@ import { ID_AT, ID_LENGTH, idHash, idOf, TextTable } from "./text_table.ts";
 
 /** What a page of the list asks for. */
 export interface ListQuery {
-  /** Only ids greater than this one. */
   after?: string;
   limit: number;
   /** Exact email, compared case-insensitively. */
   email?: string;
-  /** Case-insensitive substring of name or email. */
   q?: string;
 }
 
@@ -33,7 +31,7 @@ export interface ListPage {
 
 /**
  * The in-memory read model: each customer kept as one string, its canonical JSON text, with
- * indexes of hashes, not key strings, to halve the memory; `bench --only=startup` measures it.
+ * indexes of hashes, not key strings, to save memory; `bench --only=startup` measures it.
  */
 export class CustomerProjection implements CustomerState {
   #texts = new TextTable();
@@ -62,19 +60,16 @@ export class CustomerProjection implements CustomerState {
     return json === undefined ? undefined : JSON.parse(json);
   }
 
-  /** The record of the live customer with this id. */
   record(id: string): CustomerRecord | undefined {
     const json = this.#texts.get(id);
     return json === undefined ? undefined : { id, version: canonicalVersion(json), json };
   }
 
-  /** The version of the live customer with this id. */
   version(id: string): number | undefined {
     const json = this.#texts.get(id);
     return json === undefined ? undefined : canonicalVersion(json);
   }
 
-  /** True when a customer with this id is live. */
   has(id: string): boolean {
     return this.#texts.get(id) !== undefined;
   }
@@ -90,7 +85,6 @@ export class CustomerProjection implements CustomerState {
     else this.put(json, email);
   }
 
-  /** Removes a customer, if live. */
   remove(id: string): void {
     const before = this.#texts.delete(id);
     if (before === undefined) return;
@@ -130,7 +124,6 @@ export class CustomerProjection implements CustomerState {
     return this.#order.texts();
   }
 
-  /** Every live customer's record in id order (a new array). */
   all(): CustomerRecord[] {
     return this.texts().map(recordOf);
   }
