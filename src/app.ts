@@ -45,9 +45,7 @@ export interface AppDeps {
   onError?: (error: unknown, requestId: string) => void;
   onRequest?: RequestObserver;
   metrics?: Metrics;
-  /** Per-subject rate limit; none means unlimited. */
   rateLimiter?: RateLimiter;
-  /** CORS allow-list; none means CORS is off. */
   cors?: CorsPolicy;
   /** The OpenAPI `servers` URL (PUBLIC_URL); none means the origin each request was sent to. */
   publicUrl?: string;

@@ -44,7 +44,6 @@ export interface Config {
   eraseWithinSeconds: number;
   segmentMaxBytes: number;
   logLevel: LogLevel;
-  /** JSON lines, human lines, or (auto) human lines on a terminal only (LOG_FORMAT). */
   logFormat: LogFormat;
   rateLimit?: RatePolicy;
   corsOrigins: string[];
@@ -52,22 +51,18 @@ export interface Config {
   bodyTimeoutMs: number;
   /** At most this many idempotency keys are remembered; the oldest is forgotten first. */
   idempotencyMaxKeys: number;
-  /** Events stay readable in the change feed for this many ms (EVENT_RETENTION). */
   eventRetentionMs: number;
   /** At most this many Server-Sent Events streams at once; more answer 503 (MAX_STREAMS). */
   maxStreams: number;
   /** An event stream gets a heartbeat (or a bookmark) at least this often (SSE_HEARTBEAT). */
   sseHeartbeatMs: number;
-  /** A stream token opens the event stream for this long (STREAM_TOKEN_TTL). */
   streamTokenTtlMs: number;
   /** A webhook delivery succeeds only with a 2xx within this many ms (WEBHOOK_TIMEOUT). */
   webhookTimeoutMs: number;
   /** The pauses before each retry of a failed webhook delivery, in ms (WEBHOOK_RETRY_SCHEDULE). */
   webhookRetryScheduleMs: number[];
-  /** Allows webhook URLs on private addresses and plain http (WEBHOOK_ALLOW_PRIVATE=1). */
   webhookAllowPrivate: boolean;
   maxWebhooks: number;
-  /** A PostgreSQL connection URL: the PostgreSQL store instead of the JSONL log (DATABASE_URL). */
   databaseUrl?: string;
   /** Each duration setting as it was written, or as its default is spelled (for people to read). */
   durationsAsWritten: Record<DurationSetting, string>;

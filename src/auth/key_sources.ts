@@ -57,10 +57,7 @@ export interface RemoteKeySetOptions {
   warn?: (message: string, fields: Record<string, unknown>) => void;
 }
 
-/**
- * A remote JWKS, cached: fetched when first needed, when stale, or for an unknown `kid`, at most
- * once per cooldown; a failed fetch keeps the old keys.
- */
+/** A remote JWKS, cached: fetched at most once per cooldown, keeping the old keys on failure. */
 export class RemoteKeySet {
   /** Fetches made so far; tests read it to prove the cooldown. */
   fetches = 0;

@@ -9,14 +9,9 @@ import { KEY_SET_ALGORITHMS, RemoteKeySet, SECRET_ALGORITHMS, usableKeys } from 
 import type { Logger } from "../ops/log.ts";
 import { mintToken } from "./token_mint.ts";
 
-/** The verification key and its allowed algorithms. */
 export interface VerificationKey {
   key: Uint8Array | JWTVerifyGetKey;
-  /**
-   * Development mode only: prints the ready token, a curl example and a sign-in link to the
-   * console; `target` is what follows curl's options to reach the customers collection (a URL, or
-   * `--unix-socket` and a URL), `consoleUrl` the console's URL when a browser can reach it.
-   */
+  /** Development mode only: prints the ready token, a curl example and a console sign-in link. */
   announce?: (target: string, consoleUrl?: string) => void;
   algorithms: string[];
 }

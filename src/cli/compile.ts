@@ -1,8 +1,4 @@
-/**
- * `deno task compile`: builds the standalone binary with the permission flags its configuration
- * needs baked in, e.g. `DATA_DIR=/var/lib/customer-api deno task compile`. DENORT_BIN, when set,
- * reaches `deno compile` through the environment, so no runtime is downloaded.
- */
+/** `deno task compile`: the standalone binary, its configuration's permission flags baked in. */
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.ts";
 import { ConfigError } from "../settings/config_error.ts";

@@ -1,8 +1,4 @@
-/**
- * The console's files, imported as text so that they are part of the module graph: they travel
- * with the source in the image and inside a `deno compile` binary, and reading them needs no
- * file permission.
- */
+/** The console's files, imported as text: in the module graph, needing no file permission. */
 import page from "./assets/index.html" with { type: "text" };
 import style from "./assets/console.css" with { type: "text" };
 import formStyle from "./assets/forms.css" with { type: "text" };

@@ -34,10 +34,7 @@ function fileHandler(file: ConsoleFile): PublicHandler {
   };
 }
 
-/**
- * The browser console (contract §12): a page at `/console` and its files under `/console/`,
- * served without a token; the page then calls the public API with the token it is given.
- */
+/** The browser console (contract §12) at `/console`, served without a token. */
 export function consoleModule(): ApiModule {
   const page = fileHandler(CONSOLE_PAGE);
   const assets = new Map(

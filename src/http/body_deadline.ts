@@ -1,7 +1,7 @@
 import { DeadlineSweeper, type SweptDeadline } from "../lib/deadline_sweeper.ts";
 import { BodyTimeoutError } from "./errors.ts";
 
-/** Bodies are checked against their deadlines every 100 ms: a request touches no timer of its own. */
+/** Bodies are checked against deadlines every 100 ms: a request touches no timer of its own. */
 const sweeper = new DeadlineSweeper(100);
 
 /** How many body reads are watched now (for tests). */

@@ -1,7 +1,4 @@
-/**
- * Keeps accepting after the process runs out of file descriptors: Deno.serve ends its accept loop
- * at the first failed `accept`, so on a rejected `finished` this listens again on the same address.
- */
+/** Listens again when a failed accept (out of descriptors) ends Deno.serve's accept loop. */
 
 /** What the caller hears about an episode of failed accepts. */
 export interface AcceptRecoveryEvents {
@@ -21,7 +18,6 @@ export interface RetryPauses {
 
 /** One listening server that survives failed accepts; `shutdown` stops every listener it had. */
 export interface RecoveringServer {
-  /** The address first bound (a TCP port stays the same across listens). */
   readonly addr: Deno.Addr;
   /** Stops listening and waits for the open connections to finish, as Deno's shutdown does. */
   shutdown(): Promise<void>;

@@ -23,10 +23,7 @@ function rows(): Map<object, [ProblemType, ProblemSource]> {
   return byPrototype;
 }
 
-/**
- * The one place errors become HTTP answers. Client errors expose their message;
- * anything unknown becomes a 500 that says nothing about its cause.
- */
+/** The one place errors become HTTP answers: client errors expose their message, a 500 nothing. */
 export function problemResponse(error: unknown, requestId: string): Response {
   const [type, source] = rowOf(error) ?? [PROBLEM_TYPES["internal-error"], undefined];
   const body: Record<string, unknown> = {

@@ -5,11 +5,7 @@ export interface SweptDeadline {
   onExpiry: () => void;
 }
 
-/**
- * Timeouts for many short operations with one timer instead of one each: while any deadline is
- * pending, a sweep every `sweepMs` runs the expired ones' callbacks (so one fires at most that
- * late). Adding and removing a deadline is a Set operation.
- */
+/** Timeouts for many short operations on one timer: a sweep every `sweepMs` runs expired ones. */
 export class DeadlineSweeper {
   #pending = new Set<SweptDeadline>();
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -21,7 +17,6 @@ export class DeadlineSweeper {
     this.#clock = clock;
   }
 
-  /** How many deadlines are pending. */
   get size(): number {
     return this.#pending.size;
   }

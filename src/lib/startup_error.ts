@@ -5,12 +5,8 @@ export const EXIT_IO = 74;
 /** Exit code when a command line is wrong (an unknown option). */
 export const EXIT_USAGE = 2;
 
-/**
- * A reason the server cannot start. Its message names the setting and its value and says what to
- * do; `exitCode` is the process's exit code. Printed as one line, never with a stack trace.
- */
+/** A reason the server cannot start, naming the setting and what to do; printed as one line. */
 export class StartupError extends Error {
-  /** The process exit code: EXIT_CONFIG or EXIT_IO. */
   readonly exitCode: number;
   constructor(message: string, exitCode: number, options?: ErrorOptions) {
     super(message, options);

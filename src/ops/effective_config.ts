@@ -4,11 +4,7 @@ import { DEV_SECRET_FILE } from "../store/jsonl/data_dir_layout.ts";
 
 const WINDOW_UNIT: Record<number, string> = { 1: "s", 60: "m", 3600: "h" };
 
-/**
- * Every setting as the server runs with it, for the one startup log line: paths absolute, a
- * secret only as "set (N bytes)", durations as written, and `key_source` saying where token keys
- * come from.
- */
+/** Each setting as the server runs with it, for the startup line: absolute paths, sized secrets. */
 export function effectiveConfig(config: Config): Record<string, unknown> {
   const source = config.keySource;
   const dataDir = resolve(config.dataDir);

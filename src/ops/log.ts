@@ -76,11 +76,7 @@ function nowIso(): string {
   return lastIso;
 }
 
-/**
- * One request line of the access log, as `createLogger` would write it, built without
- * JSON.stringify: a request id is [A-Za-z0-9._-], a method an HTTP token, a route one of ours,
- * so none needs escaping.
- */
+/** One access-log line as `createLogger` writes it, without JSON.stringify (nothing to escape). */
 export function requestLine(
   requestId: string,
   method: string,

@@ -19,10 +19,7 @@ const KNOWN_METHODS: ReadonlySet<string> = new Set([
 /** A request line's length without its request id, method and route (a long route's is ~150). */
 const REQUEST_LINE_FIXED = 160;
 
-/**
- * Log lines collected as UTF-8 bytes and written in one call per `flushMs` or full buffer; a
- * request line is written straight into the buffer, building no string.
- */
+/** Log lines gathered as UTF-8 bytes, written once per `flushMs` or full buffer. */
 export class LogBuffer {
   #bytes: Uint8Array;
   #used = 0;

@@ -115,7 +115,6 @@ export function serverPermissionFlags(
   ];
 }
 
-/** The variables `deno task migrate` reads. */
 export const MIGRATE_ENV_VARS = [
   "DATA_DIR",
   "DATABASE_URL",

@@ -11,10 +11,7 @@ export interface SummaryFacts {
   warnings: readonly string[];
 }
 
-/**
- * The short summary a person reads on a terminal once the service is ready: where it listens,
- * where its data is, where its keys come from, and every warning so far.
- */
+/** The short summary a person reads on a terminal once ready: address, data, keys, warnings. */
 export function startupSummary(config: Config, facts: SummaryFacts): string[] {
   const lines = [
     `customer-api ready at ${facts.url} (${facts.customers} customers, replayed in ` +

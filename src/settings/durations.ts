@@ -1,4 +1,3 @@
-/** Duration settings: their defaults as the README spells them, and their readers. */
 import { ConfigError } from "./config_error.ts";
 import { type Env, nonEmpty } from "./setting_values.ts";
 
@@ -25,7 +24,6 @@ export function durationsAsWritten(
   ) as Record<DurationSetting, string>;
 }
 
-/** A day in milliseconds. */
 export const DAY_MS = 86_400_000;
 
 const DURATION_UNITS_MS: Record<string, number> = {
@@ -37,10 +35,7 @@ const DURATION_UNITS_MS: Record<string, number> = {
 };
 const MAX_DURATION_MS = 24 * 3_600_000;
 
-/**
- * A duration such as `500ms`, `10s`, `2m` or `1h`, in milliseconds, from `minMs` (default 1 ms)
- * to `maxMs` (default 24 h); unset, its default.
- */
+/** A duration such as `500ms` or `2m` in ms, within `minMs` and `maxMs`; unset, its default. */
 export function duration(
   env: Env,
   name: DurationSetting,
