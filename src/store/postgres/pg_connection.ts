@@ -86,6 +86,9 @@ export function createPool(
 ): PgPool {
   const pool = new pg.Pool({ ...connectionOptions(url, limits), max, Client: TextClient });
   pool.on("error", onError);
+  // A checked-out client whose connection drops emits "error" besides failing its query; with no
+  // listener (the pool listens only to idle ones) that event would end the process.
+  pool.on("connect", (client: PgClient) => client.on("error", () => {}));
   return pool as PgPool;
 }
 
