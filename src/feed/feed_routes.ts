@@ -26,6 +26,8 @@ export interface FeedModuleDeps {
   clock?: () => number;
   /** Resolves once the startup replay is done; the index is built after it (default: at once). */
   replayed?: Promise<void>;
+  /** Told of each failed read while the index is built (it is tried again). */
+  onIndexError?: (error: unknown) => void;
 }
 
 /** The feed module and its stop: closes streams and ends long polls (at shutdown). */
@@ -44,7 +46,7 @@ const read = (handler: Handler) => ({ scope: READ_SCOPE, handler });
 
 /** The change feed, its event stream, stream tokens and customer history (contract §8, §9). */
 export function feedModule(deps: FeedModuleDeps): FeedModule {
-  const index = new FeedIndex(deps.store, deps.replayed);
+  const index = new FeedIndex(deps.store, deps.replayed, deps.onIndexError);
   // Erased customers leave the index and the cache together, whichever read notices first.
   const recent = new RecentEvents(deps.store, RECENT_CAPACITY, (seq) => index.takeErased(seq));
   deps.onCommit((event, dataJson) => {
