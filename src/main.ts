@@ -13,6 +13,7 @@ import { startupGate } from "./http/startup_gate.ts";
 import { Metrics } from "./ops/metrics.ts";
 import { logOpenFileLimit } from "./ops/open_file_limit.ts";
 import { MaintenanceHealth } from "./ops/maintenance_health.ts";
+import { BackgroundHealth } from "./ops/background_health.ts";
 import { watchParent } from "./ops/parent_watch.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
 import { createLogger, type Logger, textLine } from "./ops/log.ts";
@@ -86,6 +87,21 @@ async function main(): Promise<void> {
   if (shared === undefined || config.keySource.kind === "dev") await prepareDataDir(config.dataDir);
   const projection = new CustomerProjection();
   const metrics = new Metrics(() => projection.size);
+  const health = new BackgroundHealth(log, shared && (() => shared.reachable));
+  metrics.include(() => health.render());
+  shared?.onReachable((reachable, error) =>
+    reachable
+      ? log.info("The database answers again")
+      : log.warn("The database cannot be reached; writes and /readyz answer 503 until it answers", {
+        error: String(error),
+      })
+  );
+  // A last line: every background task handles its own failures, so this is a bug to report.
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    health.failed("unhandled", event.reason);
+    log.error("Unhandled rejection", { error: String(event.reason) });
+  });
   const store = shared ?? await JsonlEventStore.open(config.dataDir, {
     warn: (msg, fields) => log.warn(msg, fields),
     onFatal: (error) => {
@@ -138,7 +154,9 @@ async function main(): Promise<void> {
     maxStreams: config.maxStreams,
     heartbeatMs: config.sseHeartbeatMs,
     replayed: replayed.promise,
+    onIndexError: (error) => health.failed("feed_index", error),
   });
+  void feed.index.ready.then(() => health.succeeded("feed_index"));
   // Webhook endpoints live beside the log: in DATA_DIR, or in PostgreSQL shared by the replicas.
   const webhookParts = await webhooksWiring(config, store, feed, metrics, log);
   const maintenance = new MaintenanceHealth();
@@ -147,6 +165,7 @@ async function main(): Promise<void> {
     snapshotEvery: config.snapshotEvery,
     retentionMs: config.eventRetentionMs,
     eraseWithinMs: config.eraseWithinSeconds * 1000,
+    onRecoveryRetry: (error) => health.failed("replay", error),
     onOutcome: (error) => {
       if (error === undefined) return maintenance.succeeded();
       log.error("Compaction failed", { error: String(error) });
@@ -258,8 +277,13 @@ async function main(): Promise<void> {
 
   const started = performance.now();
   const recovery = await persistence.recover().catch((error) =>
-    Promise.reject(replayFailure(error, config.dataDir))
+    Promise.reject(
+      shared === undefined
+        ? replayFailure(error, config.dataDir)
+        : new StartupError(databaseFailure(error), EXIT_IO),
+    )
   );
+  health.succeeded("replay");
   const ms = Math.round(performance.now() - started);
   replayed.resolve();
   log.info("replay done", {
@@ -275,7 +299,8 @@ async function main(): Promise<void> {
     followLog(
       shared,
       follower,
-      (error) => log.warn("following the log failed", { error: String(error) }),
+      (error) => health.failed("log_follower", error),
+      () => health.succeeded("log_follower"),
     );
     handler = replicaGate(
       app,

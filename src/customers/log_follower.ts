@@ -75,25 +75,32 @@ export class LogFollower {
 
 /**
  * Keeps a replica's state up with a log other replicas write to: each time the store's lastSeq
- * moves past what was applied, the follower catches up. Returns a stop function.
+ * moves past what was applied, the follower catches up. A failure (the database away) goes to
+ * `onError` and is tried again after a pause that grows to 5 s; `onRecovered` is told when a
+ * catch-up works again. Returns a stop function.
  */
 export function followLog(
   store: EventStore,
   follower: LogFollower,
   onError: (error: unknown) => void,
+  onRecovered: () => void = () => {},
 ): () => void {
   const controller = new AbortController();
   const signal = controller.signal;
   void (async () => {
+    let failures = 0;
     while (!signal.aborted) {
       try {
         await store.waitForCommit(follower.appliedSeq, signal);
         await follower.catchUp();
+        if (failures > 0) onRecovered();
+        failures = 0;
       } catch (error) {
         if (signal.aborted || error instanceof StoreClosedError) return;
         onError(error);
         // The database is away: try again shortly (the store reconnects by itself).
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        const pause = Math.min(5000, 250 * 2 ** failures++);
+        await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }
   })();
