@@ -158,7 +158,7 @@ async function main(): Promise<void> {
   });
   void feed.index.ready.then(() => health.succeeded("feed_index"));
   // Webhook endpoints live beside the log: in DATA_DIR, or in PostgreSQL shared by the replicas.
-  const webhookParts = await webhooksWiring(config, store, feed, metrics, log);
+  const webhookParts = await webhooksWiring(config, store, feed, metrics, log, health);
   const maintenance = new MaintenanceHealth();
   metrics.include(() => maintenance.render());
   const replicated = shared === undefined ? undefined : new PostgresMaintenance(shared, snapshots, {
@@ -345,6 +345,7 @@ async function webhooksWiring(
   feed: Pick<FeedModule, "recent" | "oldestSeq">,
   metrics: Metrics,
   log: Logger,
+  health: BackgroundHealth,
 ): Promise<{ module: ApiModule; start(): void; stop(): Promise<void> }> {
   const warn = (msg: string, fields: Record<string, unknown>) => log.warn(msg, fields);
   let webhookStore: WebhookStore;
@@ -393,6 +394,7 @@ async function webhooksWiring(
     disable: (id, reason) => webhooks.disable(id, reason),
     log,
     observe: (outcome, seconds) => metrics.observeWebhookDelivery(outcome, seconds),
+    failed: (task, error) => health.failed(task, error),
     owns: leases === undefined ? undefined : (id) => leases.owns(id),
   });
   metrics.watchWebhooks(() =>
