@@ -167,7 +167,11 @@ async function main(): Promise<void> {
     eraseWithinMs: config.eraseWithinSeconds * 1000,
     onRecoveryRetry: (error) => health.failed("replay", error),
     onOutcome: (error) => {
-      if (error === undefined) return maintenance.succeeded();
+      if (error === undefined) {
+        health.succeeded("maintenance");
+        return maintenance.succeeded();
+      }
+      health.failed("maintenance", error);
       log.error("Compaction failed", { error: String(error) });
       maintenance.failed(error);
     },
