@@ -5,7 +5,7 @@
  * longer than any timeout, whether the connection is refused or dropped mid-query; and it recovers
  * by itself with nothing lost (tests/support/outage_round.ts says what each round checks).
  * OUTAGE_ROUNDS (default 1) repeats every case to shake out races; OUTAGE_REPORT=1 prints which
- * background tasks each round's cut reached.
+ * background tasks each round's cut reached and how soon /readyz answered 200 after the restore.
  */
 import { type Moment, outageRound } from "../support/outage_round.ts";
 import type { CutMode } from "../support/tcp_proxy.ts";
@@ -26,8 +26,10 @@ for (const moment of MOMENTS) {
   for (const mode of MODES) {
     Deno.test(`a database outage (${mode}) cut at ${moment} leaves the replica alive, and it recovers by itself`, async () => {
       for (let round = 0; round < ROUNDS; round++) {
-        const failing = await outageRound(moment, mode);
-        if (REPORT) console.log(`${moment}/${mode} round ${round}: ${failing.join(" ")}`);
+        const { tasks, readyMs } = await outageRound(moment, mode);
+        if (REPORT) {
+          console.log(`${moment}/${mode} #${round}: ready ${readyMs} ms; ${tasks.join(" ")}`);
+        }
       }
     });
   }

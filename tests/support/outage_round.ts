@@ -65,9 +65,12 @@ async function reachableGauge(api: ApiClient): Promise<number> {
 
 /**
  * Runs one round; throws with what went wrong and A's output. Resolves with the background tasks
- * A reported failing (which parts the cut reached).
+ * A reported failing (which parts the cut reached) and the ms from the restore to /readyz 200.
  */
-export async function outageRound(moment: Moment, mode: CutMode): Promise<string[]> {
+export async function outageRound(
+  moment: Moment,
+  mode: CutMode,
+): Promise<{ tasks: string[]; readyMs: number }> {
   const schema = await createTestSchema();
   const token = await makeToken({ scope: "customers:read customers:write webhooks:manage" });
   const target = new URL(schema.url);
@@ -199,11 +202,13 @@ export async function outageRound(moment: Moment, mode: CutMode): Promise<string
     assert.equal(await writeOnA(), 503, "a write on A answers 503 while it is cut");
     await sleep(Math.max(0, OUTAGE_MS - (performance.now() - cutTime)));
     proxy.restore();
+    const restoredAt = performance.now();
     stopWriting = true;
     await Promise.all(writers);
 
     // After: A recovers by itself and catches up with B.
     await eventually(async () => (await apiA.get("/readyz")).status === 200, "A /readyz 200");
+    const readyMs = Math.round(performance.now() - restoredAt);
     await eventually(async () => (await writeOnA()) === 201, "a write on A succeeds");
     await eventually(async () => (await reachableGauge(apiA)) === 1, "database_reachable 1");
     const last = await apiB.post("/api/customers", { json: newCustomer() });
@@ -261,7 +266,7 @@ export async function outageRound(moment: Moment, mode: CutMode): Promise<string
     assert.equal(stopped.code, 0, "A never exited: it stopped cleanly when asked");
     assert.ok(!/uncaught/i.test(stopped.stderr), stopped.stderr);
     const tasks = output.split("\n").map((line) => /"task":"(\w+)"/.exec(line)?.[1]);
-    return [...new Set(tasks.filter((task) => task !== undefined))];
+    return { tasks: [...new Set(tasks.filter((task) => task !== undefined))], readyMs };
   } catch (error) {
     stopWriting = true;
     await Promise.allSettled(writers);
