@@ -87,7 +87,7 @@ export function createPool(
   const pool = new pg.Pool({ ...connectionOptions(url, limits), max, Client: TextClient });
   pool.on("error", onError);
   // A checked-out client whose connection drops emits "error" besides failing its query; with no
-  // listener (the pool listens only to idle ones) that event would end the process.
+  // listener (the pool listens only to idle ones) that event is an uncaught error.
   pool.on("connect", (client: PgClient) => client.on("error", () => {}));
   return pool as PgPool;
 }
