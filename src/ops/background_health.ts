@@ -31,6 +31,18 @@ export class BackgroundHealth {
     });
   }
 
+  /**
+   * The last line: a rejection nothing handled is logged and counted instead of ending the process
+   * (every background task handles its own failures, so one reaching here is a bug to report).
+   */
+  guardUnhandled(log: Pick<Logger, "error">): void {
+    globalThis.addEventListener("unhandledrejection", (event) => {
+      event.preventDefault();
+      this.failed("unhandled", event.reason);
+      log.error("Unhandled rejection", { error: String(event.reason) });
+    });
+  }
+
   /** A task that had failed works again. */
   succeeded(task: string): void {
     if (this.#failing.delete(task)) this.#log.info("Background work recovered", { task });
