@@ -95,6 +95,7 @@ Deno.test(`every acknowledged write survives SIGKILL at random moments (${CYCLES
     console.log(`crash test: ${acked} acknowledged writes, ${live} live customers, ${seconds} s`);
   } finally {
     await server?.dispose();
-    await removeDir(dataDir);
+    if (Deno.env.get("CRASH_KEEP") === undefined) await removeDir(dataDir);
+    else console.log("kept", dataDir);
   }
 });

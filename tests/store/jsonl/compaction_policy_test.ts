@@ -370,3 +370,39 @@ Deno.test("an erasure deadline that falls while a compaction runs brings one mor
     await b.store.close();
   });
 });
+
+Deno.test("an original a crash left beside its compacted copy is removed, and never comes back once the copy is dropped", () =>
+  withTempDir(async (dir) => {
+    const newId = idSource();
+    const node = await open(dir, newId, 4096);
+    await node.persistence.recover();
+    const [gone] = await createMany(node, 1, 40);
+    await node.service.delete(gone.id, undefined, CTX);
+    // The crash: the compacted copy is written and fsynced, the original not yet removed.
+    const before = await listSegments(dir);
+    const saved = new Map<string, Uint8Array>();
+    for (const segment of before) saved.set(segment.path, await Deno.readFile(segment.path));
+    await node.persistence.compact();
+    const copies = (await listSegments(dir)).filter((segment) => segment.compacted);
+    assert.ok(copies.length > 0, "the compaction wrote compacted copies");
+    for (const copy of copies) {
+      const original = copy.path.replace(".compacted.jsonl", ".jsonl");
+      await Deno.writeFile(original, saved.get(original)!);
+    }
+    // The next compaction drops the copies both snapshots cover; the originals must not return.
+    await createMany(node, 41, 40);
+    await node.persistence.compact();
+    await node.store.close();
+
+    const names = [...Deno.readDirSync(`${dir}/log`)].map((entry) => entry.name);
+    for (const copy of copies) {
+      assert.ok(!names.includes(copy.name.replace(".compacted", "")), `${copy.name}'s original`);
+    }
+    const onDisk = names.map((name) => Deno.readTextFileSync(`${dir}/log/${name}`)).join("");
+    assert.ok(!onDisk.includes(gone.email), "the deleted customer's email is gone from the log");
+    // And the log opens again: no stale segment before the compacted ones.
+    const again = await open(dir, newId, 4096);
+    await again.persistence.recover();
+    assert.equal(again.projection.size, 79);
+    await again.store.close();
+  }));
