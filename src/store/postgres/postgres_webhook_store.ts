@@ -1,9 +1,4 @@
-import {
-  ATTEMPTS_KEPT,
-  type DeliveryAttempt,
-  type WebhookEndpoint,
-  type WebhookStore,
-} from "../webhook_store.ts";
+import { type DeliveryAttempt, type WebhookEndpoint, type WebhookStore } from "../webhook_store.ts";
 import { staleVersion, WebhookState } from "../webhook_state.ts";
 import {
   ExpectedVersionConflictError,
@@ -11,7 +6,7 @@ import {
   StoreError,
   StoreUnavailableError,
 } from "../store_errors.ts";
-import { type ConnectionLimits, createPool, type PgClient, type PgPool } from "./pg_connection.ts";
+import { type ConnectionLimits, createPool, type PgPool } from "./pg_connection.ts";
 import { migrate } from "./schema.ts";
 import { LazyWrites } from "./lazy_writes.ts";
 import {
