@@ -3,16 +3,12 @@ import type { StoredEvent } from "../store/event_store.ts";
 import type { CustomerProjection } from "../read_model/projection.ts";
 import { IDEMPOTENCY_TTL_MS, IdempotencyKeys } from "./idempotency.ts";
 
-/**
- * The durable state the commands, the snapshots and the log follower share: the read model, the
- * idempotency keys and the seq of the last event applied to them. Only durable events reach it.
- */
+/** The durable state that commands, snapshots and the log follower share; no pending change. */
 export class AppliedState {
   /** The customers as the applied events leave them. */
   readonly projection: CustomerProjection;
   /** The answers of idempotent creates, learnt from their events. */
   readonly idempotency: IdempotencyKeys;
-  /** Milliseconds since the epoch. */
   readonly clock: () => number;
   #appliedSeq = 0;
 
@@ -32,11 +28,7 @@ export class AppliedState {
     this.#appliedSeq = seq;
   }
 
-  /**
-   * Applies a durable event, just committed (its data's text made with the log line, and the
-   * object) or read from the log (its text only): the read model keeps the text either way.
-   * Returns false for an event applied already (a commit that catching up applied first).
-   */
+  /** Applies a durable event; false for one applied already (a commit that catching up applied). */
   apply(event: Omit<StoredEvent, "data">, json: string | null, data?: Customer): boolean {
     if (event.seq <= this.#appliedSeq) return false;
     this.projection.apply(event.id, json, data?.email);

@@ -123,9 +123,8 @@ function live(service: CustomerService, id: string | undefined): CustomerRecord 
 }
 
 /**
- * A written customer's own headers; `Log-Seq` names the write's own event (contract §8). The
- * answer is built with every header at once (context.respond): setting one on a built Response
- * makes Deno validate it and drop the native answer it had prepared.
+ * A written customer's own headers; `Log-Seq` names its event (contract §8). All are set at once
+ * (context.respond): setting one on a built Response makes Deno drop its prepared native answer.
  */
 function customerHeaders({ customer, seq }: Committed): Record<string, string> {
   return { "content-type": JSON_TYPE, etag: etag(customer.version), "log-seq": String(seq) };

@@ -34,17 +34,10 @@ export interface CustomerServiceDeps {
   writeDeadlineMs?: number;
 }
 
-/**
- * Called after each write is durable and applied, with the event's data as the log stores it
- * (null for a delete), so the feed's recent events keep the log's own text.
- */
+/** Told of each durable, applied write with its data's text as logged (null for a delete). */
 export type CommitListener = (event: StoredEvent, dataJson: string | null) => void;
 
-/**
- * The customer use cases: decides commands against the write model, commits them durably and
- * answers reads from the durable state. Its state's other users are the parts it exposes: the
- * store's recovery and compaction (`snapshots`) and the other replicas' events (`follower`).
- */
+/** The customer use cases: decided on the write model, committed durably, read when durable. */
 export class CustomerService {
   /** The state as the store's recovery and compaction see it. */
   readonly snapshots: CustomerSnapshots;
@@ -152,7 +145,6 @@ export class CustomerService {
     return await this.#commit(command, context) as Committed;
   }
 
-  /** Deletes a customer. */
   delete(
     id: string,
     expectedVersions: ExpectedVersions | undefined,
@@ -162,11 +154,7 @@ export class CustomerService {
     return this.#commit(command, context) as Promise<Committed<undefined>>;
   }
 
-  /**
-   * Commits, deciding again while other replicas win the race for a shared store (until the
-   * deadline). A client's If-Match is checked by each decision, so only a version the client
-   * named answers 412.
-   */
+  /** Commits, deciding anew while other replicas win; only the client's own If-Match gives 412. */
   #commit(
     command: CustomerCommand,
     context: WriteContext,

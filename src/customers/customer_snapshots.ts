@@ -15,10 +15,7 @@ function textOfRecord(record: string): string | undefined {
   return record.startsWith(CUSTOMER_RECORD) ? record.slice(CUSTOMER_RECORD.length, -1) : undefined;
 }
 
-/**
- * The applied state as the store's recovery and compaction see it (a ReloadableSource): opaque
- * snapshot lines, the replay after a snapshot, and each customer's durable version.
- */
+/** The applied state as the store's recovery and compaction see it (a ReloadableSource). */
 export class CustomerSnapshots implements ReloadableSource {
   #store: EventStore;
   #state: AppliedState;
@@ -33,10 +30,7 @@ export class CustomerSnapshots implements ReloadableSource {
     return this.#state.appliedSeq;
   }
 
-  /**
-   * Replays the store's events after `afterSeq` (a restored snapshot's sequence) into the read
-   * model and the idempotency keys; returns the number of events replayed.
-   */
+  /** Replays the store's events after `afterSeq` into the state; returns how many it replayed. */
   replay(afterSeq = 0): Promise<number> {
     const state = this.#state;
     state.moveTo(afterSeq);
@@ -45,11 +39,7 @@ export class CustomerSnapshots implements ReloadableSource {
     }, afterSeq);
   }
 
-  /**
-   * The state as snapshot records, captured now (records are immutable values, so later changes
-   * do not alter what the iterator yields). Customers come as ready JSON text, so a snapshot
-   * costs no serialisation. Only keys of live customers are included.
-   */
+  /** The state as snapshot records, captured now; only keys of live customers are included. */
   records(): Iterable<string> {
     const customers = this.#state.projection.texts();
     const keys = [...this.#state.idempotency.entries(this.#state.clock())]
@@ -71,9 +61,8 @@ export class CustomerSnapshots implements ReloadableSource {
   }
 
   /**
-   * Makes the state the snapshot's at `seq` (newer than appliedSeq) in one synchronous step: the
-   * customers that are not in it or at another version leave first (so an email that passed from
-   * one customer to another is never lost), then its customers and keys come in.
+   * Makes the state the snapshot's at `seq` in one synchronous step: customers not in it or at
+   * another version leave first (so an email passed between customers is never lost).
    */
   jumpTo(seq: number, records: readonly string[]): void {
     if (seq <= this.#state.appliedSeq) return;

@@ -2,7 +2,7 @@ import type { Customer } from "../domain/customer.ts";
 
 /** How long a key is remembered (contract §4: 24 h). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** IDEMPOTENCY_MAX_KEYS's default: about 80 MB of heap at about 800 bytes per remembered key. */
+/** IDEMPOTENCY_MAX_KEYS's default: a bound on the heap the remembered keys take. */
 export const DEFAULT_IDEMPOTENCY_MAX_KEYS = 100_000;
 
 /** The first answer to a create that carried an idempotency key. */
@@ -14,9 +14,8 @@ export interface IdempotentResult {
 }
 
 /**
- * Idempotency keys of creates, scoped by the token subject so that one client can neither
- * collide with nor replay another's key. Entries come from the durable events, so they survive a restart.
- * At most `maxKeys` are remembered: past that the oldest is forgotten, and no longer replays.
+ * Idempotency keys of creates, scoped by token subject so no client collides with or replays
+ * another's key. Learnt from durable events; past `maxKeys` the oldest is forgotten.
  */
 export class IdempotencyKeys {
   #done = new Map<string, IdempotentResult>();

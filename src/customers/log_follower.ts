@@ -5,10 +5,7 @@ import type { AppliedState } from "./applied_state.ts";
 /** Told of an event another writer of a shared store committed, after it is applied here. */
 export type FollowListener = (event: ReplayedEvent) => void;
 
-/**
- * Applies the events other writers of a shared store (the other replicas) committed, in seq
- * order: when the follower is woken by the store, and when a command needs the log's newest state.
- */
+/** Applies, in seq order, the events other replicas committed to a shared store. */
 export class LogFollower {
   #store: EventStore;
   #state: AppliedState;
@@ -32,18 +29,14 @@ export class LogFollower {
   }
 
   /**
-   * How catching up goes on when the log no longer holds the next event to apply (a shared log's
-   * retention dropped it while this replica was cut off): `reload` moves the state on to a newer
-   * snapshot (jumpTo) and resolves true, or false when none is newer. Without it, catchUp rejects.
+   * What catchUp does when retention dropped the next event to apply: `reload` jumps to a newer
+   * snapshot and resolves true, or false when none is newer. Without it, catchUp rejects.
    */
   onLogTruncated(reload: () => Promise<boolean>): void {
     this.#reload = reload;
   }
 
-  /**
-   * Applies the events other writers committed after appliedSeq, in seq order, up to the store's
-   * lastSeq; concurrent calls share one pass.
-   */
+  /** Applies other writers' events after appliedSeq up to lastSeq; calls at once share a pass. */
   catchUp(): Promise<void> {
     this.#catchingUp ??= this.#readLog().finally(() => (this.#catchingUp = undefined));
     return this.#catchingUp;
@@ -74,10 +67,8 @@ export class LogFollower {
 }
 
 /**
- * Keeps a replica's state up with a log other replicas write to: each time the store's lastSeq
- * moves past what was applied, the follower catches up. A failure (the database away) goes to
- * `onError` and is tried again after a pause that grows to 5 s; `onRecovered` is told when a
- * catch-up works again. Returns a stop function.
+ * Catches the follower up each time the shared log's lastSeq moves past what was applied. A failure
+ * goes to `onError` and is retried after a growing pause; `onRecovered` hears when one works.
  */
 export function followLog(
   store: EventStore,

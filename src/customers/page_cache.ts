@@ -1,7 +1,6 @@
 /**
- * A list page as answered: its body and its `Link` header, if there is a next page. The body is
- * kept as a string: Deno copies a Uint8Array body on every Response, which costs more than
- * encoding the string when it is sent.
+ * A list page as answered: its body and `Link` header, if any. The body stays a string: Deno
+ * copies a Uint8Array body on every Response, which costs more than encoding the string.
  */
 export interface CachedPage {
   body: string;
@@ -12,10 +11,8 @@ export interface CachedPage {
 export const PAGE_CACHE_CHARS = 8 * 1024 * 1024;
 
 /**
- * List pages answered since the read model last changed, by their query string as sent: a page
- * is built once per change instead of once per request. Any change empties the cache (the
- * caller passes the model's change count), so a page is never older than the last write; when
- * full, the oldest page goes first.
+ * List pages answered since the read model last changed, by query string: a page is built once
+ * per change, not per request. Any change empties it; when full, the oldest page goes first.
  */
 export class PageCache {
   #pages = new Map<string, CachedPage>();

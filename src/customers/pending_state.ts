@@ -15,14 +15,10 @@ interface Held<T> {
 }
 
 /**
- * The write model: the durable read model plus the changes decided but not yet durable.
- * Decisions see pending changes (so two concurrent creates cannot take one email);
- * readers see only the durable model.
- *
- * Entries are found by a 30-bit hash of their key, a small integer, with the keys of one hash
- * chained: every write's id and email key are new strings, and a map keyed by a string the engine
- * has not used as a key before cost several hundred nanoseconds per insertion (the largest JS cost
- * of a POST in the profile), a small-integer key a few tens.
+ * The write model: the durable read model plus changes decided but not yet durable. Decisions see
+ * pending changes (two concurrent creates cannot take one email); readers see only the durable.
+ * Entries are keyed by a 30-bit hash, chained per hash: each write's keys are new strings, which
+ * the engine inserts far slower as map keys than small integers (`deno task bench --only=http`).
  */
 export class PendingState implements CustomerState {
   #base: CustomerState;
@@ -45,9 +41,8 @@ export class PendingState implements CustomerState {
   }
 
   /**
-   * Resolves once no decided change of this customer is in flight, or undefined when none is. A
-   * change is decided only on the customer's durable state: one decided on top of another still in
-   * flight would carry that one's data even when a shared store refuses it.
+   * Resolves once no change of this customer is in flight (undefined when none is): one decided on
+   * top of another in flight would carry its data even when a shared store refuses that one.
    */
   settled(id: string): Promise<void> | undefined {
     const held = find(this.#customers, id, keyHash(id));
@@ -56,10 +51,7 @@ export class PendingState implements CustomerState {
     return held.idle.promise;
   }
 
-  /**
-   * Holds a decided event until release; an email it frees stays taken until it is durable.
-   * Returns what it holds, for release: no lookup and no email key again.
-   */
+  /** Holds a decided event until release (an email it frees stays taken until durable). */
   hold(event: CustomerEvent): Holding {
     const customer = hold(this.#customers, event.id, event.data ?? undefined);
     const email = event.data === null

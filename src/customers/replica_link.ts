@@ -1,7 +1,6 @@
 /**
- * A replica among others on one shared log: it says when the database goes and comes back,
- * applies the others' events, moves on from a snapshot when retention dropped events it missed,
- * and makes requests that name a newer seq (Min-Log-Seq) wait until it has applied it.
+ * A replica on a shared log: reports the database going and coming back, applies the others'
+ * events (from a snapshot if retention dropped some), holds Min-Log-Seq requests until applied.
  */
 import { MIN_LOG_SEQ_WAIT_MS, replicaGate } from "../http/replica_gate.ts";
 import type { LogSeqRule } from "../http/log_seq_rule.ts";

@@ -3,10 +3,7 @@ import { EmailInUseError, ExpectedVersionConflictError } from "../store/store_er
 /** How long a write may keep losing races to other replicas before it gives up (503). */
 export const WRITE_DEADLINE_MS = 5_000;
 
-/**
- * A write lost the race to other replicas' writes of the same customer until its deadline: nothing
- * was changed, and the client may send it again.
- */
+/** A write kept losing to other replicas' writes until its deadline; nothing was changed. */
 export class WriteContendedError extends Error {
   constructor(deadlineMs: number) {
     super(
@@ -19,15 +16,11 @@ export class WriteContendedError extends Error {
 /** How a contended write goes on: the log to catch up with, the clock and the deadline. */
 export interface Contention {
   catchUp: () => Promise<void>;
-  /** Milliseconds since the epoch. */
   clock: () => number;
   deadlineMs: number;
 }
 
-/**
- * Runs `attempt`; when a shared store refuses it because another replica wrote first, catches up
- * with the log and runs it again (it decides anew), until it commits or the deadline passes.
- */
+/** Runs `attempt`, catching up and deciding anew while a shared store refuses it, to a deadline. */
 export async function untilUncontended<T>(
   attempt: () => Promise<T>,
   { catchUp, clock, deadlineMs }: Contention,

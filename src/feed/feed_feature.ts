@@ -1,7 +1,4 @@
-/**
- * The feed as the service runs it: stream tokens keyed like the API's tokens, the feed module over
- * every event this replica applies, and its index built once the startup replay is done.
- */
+/** The feed as the service runs it: stream tokens, the feed module and its index. */
 import type { Config } from "../config.ts";
 import type { CustomerService } from "../customers/customer_service.ts";
 import type { BackgroundHealth } from "../ops/background_health.ts";

@@ -18,15 +18,12 @@ interface PendingDelete {
 const BUILD_PAGE = 1000;
 
 /**
- * A small in-memory index of the log, so filters and history never scan it whole: per customer
- * the seqs of its events, and per seq the event's time in seconds (for retention), 4 bytes each.
- * Built once from the store in the background, then kept up by the service's commit listener.
- * It also notes every delete, so that once the store has erased that customer's earlier events
- * (EventStore.erasedSeq passed the delete) they leave the index and the recent events too.
+ * An in-memory index of the log, so filters and history never scan it: per customer its seqs, per
+ * seq its time in seconds. Built once in the background, then fed by the commit listener; deletes
+ * are noted so a customer's earlier seqs leave it once the store's erasedSeq passes the delete.
  */
 export class FeedIndex {
   #store: EventStore;
-  /** Told of each failed read while building; the build goes on after a pause. */
   #onError: (error: unknown) => void;
   /** A customer's one seq as a number (most customers have one event), more as an array. */
   #seqsOf = new Map<string, number | number[]>();
@@ -40,17 +37,14 @@ export class FeedIndex {
   /** Deletes in seq order; those before #taken were handed out by takeErased. */
   #deletes: PendingDelete[] = [];
   #taken = 0;
-  /** The time text #secondsOf parsed last, and its seconds. */
   #lastTime = "";
   #lastSeconds = 0;
   /** Resolves once the index covers the log as it was when built. */
   readonly ready: Promise<void>;
 
   /**
-   * `after`: when to start the build, the end of the replay. The replay applies the log (and on a
-   * shared store other replicas' commits) without telling listeners, so the build must read the log
-   * past the replay's end: built before it, the index missed every event of a restarted JSONL log.
-   * `onError` is told of each read that failed while building (it is tried again).
+   * `after`: the replay's end. The replay applies the log without telling listeners, so the build
+   * must read past it. `onError` is told of each failed build read (it is retried).
    */
   constructor(
     store: EventStore,
@@ -80,9 +74,8 @@ export class FeedIndex {
   }
 
   /**
-   * The customers whose delete `erasedSeq` (the store's erasure horizon) now covers, each with its
-   * delete's seq, once: their earlier seqs leave the index, and the caller drops their events from
-   * memory. Undefined when there is none, the usual case, at the cost of one comparison.
+   * Customers whose delete the erasure horizon `erasedSeq` now covers, with the delete's seq, once:
+   * their earlier seqs leave the index. Undefined when none, the usual case.
    */
   takeErased(erasedSeq: number): ReadonlyMap<string, number> | undefined {
     const deletes = this.#deletes;
@@ -124,10 +117,7 @@ export class FeedIndex {
     return this.#times[seq - 1] * 1000;
   }
 
-  /**
-   * Reads the log in pages from where the index stands. A failed read (the database away) is
-   * reported and tried again where it stopped: left to reject, it ended the process.
-   */
+  /** Reads the log in pages; a failed read is reported and retried where it stopped. */
   async #build(): Promise<void> {
     // Every commit since construction is in #early, every one before it in the log.
     for (let failures = 0;;) {
@@ -172,7 +162,6 @@ export class FeedIndex {
     if (event.type === "customer.deleted") this.#deletes.push({ seq: event.seq, id: event.id });
   }
 
-  /** Adds a seq to the customer's seqs. */
   #putSeq(id: string, seq: number): void {
     const seqs = this.#seqsOf.get(id);
     if (seqs === undefined) this.#seqsOf.set(id, seq);
@@ -180,10 +169,7 @@ export class FeedIndex {
     else seqs.push(seq);
   }
 
-  /**
-   * An event time's whole seconds since the epoch. Writes in one millisecond share one time text
-   * (the service formats the clock once per millisecond), so the last one parsed is kept.
-   */
+  /** Whole epoch seconds of a time; writes in one millisecond share its text, so keep the last. */
   #secondsOf(time: string): number {
     if (time !== this.#lastTime) {
       this.#lastTime = time;

@@ -1,8 +1,6 @@
 /**
- * How background work that needs the database fares: each task (the feed index, the log follower,
- * webhook leases and checkpoints, maintenance, the startup replay) reports its failures here and
- * retries by itself. The first failure of a task in a row is logged as a warning, a recovery once;
- * /metrics shows the failures by task and whether the database answers now.
+ * How background work that needs the database fares: each task reports its failures here and
+ * retries by itself; the first failure in a row is logged as a warning, a recovery once.
  */
 import type { Logger } from "./log.ts";
 
@@ -11,7 +9,6 @@ export class BackgroundHealth {
   #log: Pick<Logger, "warn" | "info">;
   #reachable: (() => boolean) | undefined;
   #failures = new Map<string, number>();
-  /** Tasks whose last attempt failed. */
   #failing = new Set<string>();
 
   /** `reachable`: whether the database answered the last time it was asked (none: no database). */
@@ -31,10 +28,7 @@ export class BackgroundHealth {
     });
   }
 
-  /**
-   * The last line: a rejection nothing handled is logged and counted instead of ending the process
-   * (every background task handles its own failures, so one reaching here is a bug to report).
-   */
+  /** The last line: an unhandled rejection (a bug to report) is logged and counted, not fatal. */
   guardUnhandled(log: Pick<Logger, "error">): void {
     globalThis.addEventListener("unhandledrejection", (event) => {
       event.preventDefault();

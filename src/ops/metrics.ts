@@ -48,10 +48,7 @@ export class Metrics {
     this.#customers = customersLive;
   }
 
-  /**
-   * Seconds spent answering requests so far, each request counted for at most 50 ms: its change
-   * over a window is how many requests were under way on average (a long poll counts as one).
-   */
+  /** Seconds spent answering requests, each capped: its rate is the mean number under way. */
   get requestTime(): number {
     return this.#requestTime;
   }
@@ -71,7 +68,6 @@ export class Metrics {
     histogram.observe(seconds);
   }
 
-  /** Counts durable events. */
   eventsAppended(count: number): void {
     this.#events += count;
   }
@@ -86,7 +82,6 @@ export class Metrics {
     this.#included.push(render);
   }
 
-  /** Observes one fsync of the log. */
   observeFsync(seconds: number): void {
     this.#fsync.observe(seconds);
   }

@@ -44,7 +44,6 @@ export interface Backend {
   readonly webhooks: WebhookStore;
   /** Set when other replicas share the log. */
   readonly shared?: SharedLog;
-  /** The backend's recovery and housekeeping over the service's state. */
   maintain(source: ReloadableSource, hooks: MaintenanceHooks): BackendMaintenance;
   /** Webhook delivery ownership; undefined when this process delivers every endpoint. */
   ownership(onChange: (id: string) => void): DeliveryOwnership | undefined;

@@ -1,7 +1,6 @@
 /**
- * Which IP addresses a webhook may be delivered to: public unicast only. Every class a request
- * could use to reach the server itself or its network is refused, in IPv4 and IPv6, including the
- * IPv6 forms that carry an IPv4 address (mapped, compatible, NAT64, 6to4).
+ * Which IP addresses a webhook may be delivered to: public unicast only. Every class that could
+ * reach the server or its network is refused, also inside IPv6 forms carrying an IPv4 address.
  */
 
 /** Why an address is refused, or null when it is public. */

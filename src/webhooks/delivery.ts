@@ -35,10 +35,7 @@ export class Deliverer {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /**
-   * One attempt: resolve and check the URL's host, then POST to the checked address. `signal`
-   * cuts it off (the connection is closed; the result is a network error).
-   */
+  /** One attempt: resolve and check the URL's host, POST to that address; `signal` cuts it off. */
   async attempt(
     endpoint: WebhookEndpoint,
     message: Message,

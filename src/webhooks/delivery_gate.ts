@@ -3,11 +3,9 @@ const BUSY_TICK_MS = 10;
 const BUSY_STARTS_PER_TICK = 2;
 
 /**
- * Lets delivery attempts start, yielding to the API: while `busy()` says the API is saturated,
- * at most 2 attempts start per 10 ms over all endpoints (the others wait their turn, first come
- * first served), so the backlog grows instead of the API slowing; otherwise every attempt starts
- * at once. In-flight attempts are already bounded by the endpoints (one each, in seq order); a
- * bound over all of them would let hanging endpoints hold up healthy ones.
+ * Lets delivery attempts start, yielding to a saturated API (`busy()`): then they start at the rate
+ * above, first come first served, so the backlog grows instead of the API slowing. No bound on
+ * attempts in flight: hanging endpoints would hold up healthy ones.
  */
 export class DeliveryGate {
   #busy: () => boolean;

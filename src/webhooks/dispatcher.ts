@@ -18,10 +18,7 @@ export interface DispatcherDeps {
   events: EventStore;
   /** Where events are read: the recent events shared with the feed, cleared by compaction. */
   tail: Pick<EventStore, "readFrom">;
-  /**
-   * The first seq still served (EVENT_RETENTION, as the feed says): an endpoint whose next event
-   * is older is disabled with reason `retention`, since compaction may drop such events any time.
-   */
+  /** The first seq still served (EVENT_RETENTION); an endpoint behind it is disabled. */
   oldestSeq?: () => number;
   webhooks: WebhookStore;
   deliverer: Deliverer;
@@ -34,12 +31,7 @@ export interface DispatcherDeps {
   failed?: (task: "webhook_state" | "webhook_loop", error: unknown) => void;
   /** Observes every attempt's outcome (`success`, `failure`, `timeout`...) and duration. */
   observe?: (outcome: string, seconds: number) => void;
-  /**
-   * With replicas sharing the endpoints (PostgreSQL): true while this process may deliver to an
-   * endpoint (it holds its lease). Loops run only for owned endpoints, check before every attempt,
-   * and an attempt in flight is cut off when the ownership ends (sync is told then). Without it,
-   * this process delivers every endpoint.
-   */
+  /** Replicas sharing endpoints: true while this process holds the lease; absent, it owns all. */
   owns?: (id: string) => boolean;
   /** True while the API is saturated: deliveries then start at a bounded rate (DeliveryGate). */
   apiBusy?: () => boolean;
@@ -62,9 +54,8 @@ export function eventMessage(event: ReplayedEvent): Message {
 }
 
 /**
- * Delivers the log to every enabled endpoint: one loop per endpoint, so a slow or failing one
- * delays no other. Each loop sends events in seq order, retries the oldest undelivered one on
- * the schedule, checkpoints after each 2xx and sleeps on waitForCommit when it has caught up.
+ * Delivers the log to every enabled endpoint, one loop each so a slow one delays no other: events
+ * in seq order, the oldest undelivered one retried on the schedule, progress checkpointed.
  */
 export class WebhookDispatcher {
   #loops = new Map<string, { stop: AbortController; done: Promise<void> }>();

@@ -8,11 +8,7 @@ const decoder = new TextDecoder();
 const CR = 13;
 const LF = 10;
 
-/**
- * Reads an answer into `buffer` (its size bounds what is read): the status and, when the answer
- * says its length and fits, the rest of it, so the connection can carry the next delivery;
- * otherwise the connection is not reused. Only the head is decoded, once.
- */
+/** Reads the status and, if the declared length fits `buffer`, the rest, to reuse the connection. */
 export async function readAnswer(conn: Deno.Conn, buffer: Uint8Array): Promise<Answer> {
   let length = 0;
   let headEnd = -1;
@@ -60,10 +56,7 @@ const HTTP_1 = [0x48, 0x54, 0x54, 0x50, 0x2f, 0x31, 0x2e];
 const ZERO = 0x30;
 const SPACE = 0x20;
 
-/**
- * The status of `HTTP/1.x NNN`; throws when the answer is not HTTP/1. Read from the bytes: a
- * decode and a regular expression per delivery showed in the profile.
- */
+/** The status of `HTTP/1.x NNN`, read from the bytes; throws when the answer is not HTTP/1. */
 function statusOf(buffer: Uint8Array, length: number): number {
   const digit = (i: number) => buffer[i] >= ZERO && buffer[i] <= ZERO + 9;
   const http1 = length >= 12 && HTTP_1.every((byte, i) => buffer[i] === byte) &&

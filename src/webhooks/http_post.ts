@@ -30,10 +30,9 @@ export function connectionKey(destination: Destination): string {
 }
 
 /**
- * POSTs `body` over HTTP/1.1 to the destination's checked address: TCP to that IP, then TLS with
- * the URL's host name for SNI and certificate checks, so a DNS answer changed since the check is
- * never used. Reads at most 64 KiB of the answer; follows no redirect. `kept`, when it was opened
- * for the same checked address, is reused; the connection left open (if any) is returned.
+ * POSTs `body` over HTTP/1.1 to the checked IP, with TLS checking the URL's host, so a DNS answer
+ * changed since the check is never used; no redirects. Reuses `kept` when opened for the same
+ * address; returns the connection left open, if any.
  */
 export async function postTo(
   destination: Destination,

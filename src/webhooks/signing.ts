@@ -36,10 +36,7 @@ function keyState(secret: string): KeyState {
   return state;
 }
 
-/**
- * The `webhook-signature` header value: one `v1,` signature per secret, space-separated. `body`
- * may be the event's bytes, encoded once for every endpoint.
- */
+/** The `webhook-signature` header value: one `v1,` signature per secret, space-separated. */
 export function signatureHeader(
   secrets: readonly string[],
   id: string,

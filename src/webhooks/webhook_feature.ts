@@ -1,7 +1,6 @@
 /**
- * The webhooks feature as the service runs it: the endpoints API, the dispatcher, and who delivers
- * which endpoint. On a store of its own this process delivers them all; on a shared one each
- * endpoint is delivered by the replica holding its lease.
+ * The webhooks feature: the endpoints API, the dispatcher, and who delivers which endpoint (all of
+ * them on a store of its own; on a shared one, the replica holding the endpoint's lease).
  */
 import type { Config } from "../config.ts";
 import type { FeedModule } from "../feed/feed_routes.ts";

@@ -32,10 +32,7 @@ export class WebhookService {
 
   constructor(private readonly deps: WebhookServiceDeps) {}
 
-  /**
-   * Reads what other replicas changed (the store's refresh; with `id`, its deliveries log too):
-   * the API calls it before answering, so no replica serves an endpoint older than another's.
-   */
+  /** Reads other replicas' changes (with `id`, its deliveries too), so none serves a stale one. */
   refresh(id?: string): Promise<void> {
     return this.deps.store.refresh(id);
   }
@@ -182,9 +179,8 @@ export class WebhookService {
   }
 
   /**
-   * Runs a change on the newest state. Another process may change the endpoint between the read
-   * and the write (replicas on PostgreSQL); the store then refuses the stale write and the change
-   * is made again on what it holds now, where an If-Match that no longer matches fails with 412.
+   * Runs a change on the newest state: if another replica wrote in between, the store refuses the
+   * stale write and the change is made again on what it holds now (a stale If-Match then 412s).
    */
   async #fresh<T>(work: () => Promise<T>): Promise<T> {
     for (let tries = 1;; tries++) {
