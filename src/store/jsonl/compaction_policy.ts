@@ -3,6 +3,7 @@ import type { JsonlEventStore } from "./jsonl_store.ts";
 import { keepsEvent, type SnapshotSource } from "../snapshot_source.ts";
 import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
 import { compactSegment, removeSegment } from "./segment_compaction.ts";
+import { shadowedOriginals } from "./segments.ts";
 import {
   CorruptSnapshotError,
   joinRecord,
@@ -140,6 +141,11 @@ export class CompactionPolicy implements StoreMaintenance {
   /** Rolls the log, snapshots, erases deleted and expired events, and drops covered segments. */
   async compact(): Promise<void> {
     const started = performance.now();
+    // An original a kill left beside its compacted copy would come back, with the data of the
+    // customers the copy erased, once the copy is dropped: the copy supersedes it, so it goes first.
+    for (const stale of await shadowedOriginals(this.#store.dataDir)) {
+      await removeSegment(this.#store.dataDir, stale);
+    }
     const closedSeq = await this.#store.roll();
     const seq = this.#source.appliedSeq;
     const written = await writeSnapshot(this.#store.dataDir, seq, this.#source.records());

@@ -12,6 +12,21 @@ export interface Segment {
 
 /** The segments of the log in DATA_DIR, oldest first. */
 export async function listSegments(dataDir: string): Promise<Segment[]> {
+  return withoutShadowed(await allSegments(dataDir));
+}
+
+/**
+ * The originals a compacted copy shadows: a kill between writing the copy and removing the
+ * original leaves both, and the copy is the segment (listSegments leaves the original out).
+ */
+export async function shadowedOriginals(dataDir: string): Promise<Segment[]> {
+  const all = await allSegments(dataDir);
+  const kept = new Set(withoutShadowed(all));
+  return all.filter((segment) => !kept.has(segment));
+}
+
+/** Every segment file, oldest first, a compacted copy before its original. */
+async function allSegments(dataDir: string): Promise<Segment[]> {
   const dir = `${dataDir}/${LOG_DIR}`;
   const segments: Segment[] = [];
   await io("listing", dir, async () => {
@@ -26,7 +41,10 @@ export async function listSegments(dataDir: string): Promise<Segment[]> {
       });
     }
   });
-  segments.sort((a, b) => a.first - b.first || Number(b.compacted) - Number(a.compacted));
-  // A crash between writing a compacted copy and removing the original leaves both: use the copy.
+  return segments.sort((a, b) => a.first - b.first || Number(b.compacted) - Number(a.compacted));
+}
+
+/** The segments with each original that has a compacted copy left out. */
+function withoutShadowed(segments: Segment[]): Segment[] {
   return segments.filter((segment, i) => i === 0 || segments[i - 1].first !== segment.first);
 }
