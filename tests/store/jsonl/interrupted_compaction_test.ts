@@ -60,9 +60,10 @@ async function logFilesMentioning(dir: string, needle: string): Promise<string[]
 
 /**
  * Builds what a kill between the rename of a segment's compacted copy and the removal of its
- * original leaves: both files, in the middle of the log. Returns the deleted customer's email.
+ * original leaves: both files, in the middle of the log. Returns the deleted customer's email and
+ * the original.
  */
-async function crashAfterCompactedCopy(dir: string, newId: () => string): Promise<string> {
+async function crashAfterCompactedCopy(dir: string, newId: () => string) {
   const first = await start(dir, newId);
   const customers = await createMany(first.service, 1, 30);
   const gone = customers[15];
@@ -76,29 +77,56 @@ async function crashAfterCompactedCopy(dir: string, newId: () => string): Promis
   assert.equal(copies.length, 1, "one segment held the deleted customer's events");
   const original = copies[0].path.replace(".compacted.jsonl", ".jsonl");
   assert.ok(originals.has(original), "the copy is of a segment that existed before");
-  await Deno.writeFile(original, originals.get(original)!);
+  const bytes = originals.get(original)!;
+  await Deno.writeFile(original, bytes);
   await first.store.close();
-  return gone.email;
+  return { email: gone.email, original: { path: original, bytes } };
+}
+
+/** Two more lives, each compacting: the second drops every segment both snapshots cover. */
+async function twoCompactions(dir: string, newId: () => string): Promise<void> {
+  for (const from of [31, 61]) {
+    const node = await start(dir, newId);
+    await createMany(node.service, from, 30);
+    await node.policy.compact();
+    await node.store.close();
+  }
 }
 
 Deno.test("an original a kill left beside its compacted copy is gone after the next compactions: the log opens, verify agrees, no erased byte stays", async () => {
   const dir = await Deno.makeTempDir({ prefix: "interrupted_compaction_test_" });
   try {
     const newId = idSource();
-    const email = await crashAfterCompactedCopy(dir, newId);
-    // Two more lives, each compacting: the second drops every segment both snapshots cover,
-    // the compacted copy among them.
-    for (const from of [31, 61]) {
-      const node = await start(dir, newId);
-      await createMany(node.service, from, 30);
-      await node.policy.compact();
-      await node.store.close();
-    }
+    const { email } = await crashAfterCompactedCopy(dir, newId);
+    await twoCompactions(dir, newId);
     assert.deepEqual(await logFilesMentioning(dir, email), [], "the erased email is on disk");
     assert.deepEqual((await verifyDataDir(dir)).filter((f) => f.fatal), []);
     const again = await start(dir, newId);
     assert.equal(again.projection.size, 89);
     await again.store.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a segment both snapshots cover left before a gap (as an interrupted compaction used to leave it): verify warns, startup removes it with a warning and starts", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "interrupted_compaction_test_" });
+  try {
+    const newId = idSource();
+    const { email, original } = await crashAfterCompactedCopy(dir, newId);
+    await twoCompactions(dir, newId);
+    // What the compaction used to leave: the original back once its copy was dropped.
+    await Deno.writeFile(original.path, original.bytes);
+    const findings = await verifyDataDir(dir);
+    assert.deepEqual(findings.map((f) => [f.file, f.fatal]), [[original.path, false]]);
+    assert.match(findings[0].problem, /startup removes it/);
+
+    const node = await start(dir, newId);
+    assert.deepEqual(node.warnings, ["Removed log segments an interrupted compaction left behind"]);
+    assert.equal(node.projection.size, 89);
+    await node.store.close();
+    assert.deepEqual(await logFilesMentioning(dir, email), [], "the erased email is on disk");
+    assert.deepEqual(await verifyDataDir(dir), []);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
