@@ -4,6 +4,8 @@ import { keepsEvent, type SnapshotSource } from "../snapshot_source.ts";
 import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
 import { compactSegment, removeSegment } from "./segment_compaction.ts";
 import { shadowedOriginals } from "./segments.ts";
+import { LOG_DIR, SNAPSHOT_DIR } from "./data_dir_layout.ts";
+import { removeLeftoverTemps } from "../../lib/fs_util.ts";
 import {
   CorruptSnapshotError,
   joinRecord,
@@ -145,6 +147,11 @@ export class CompactionPolicy implements StoreMaintenance {
     // customers the copy erased, once the copy is dropped: the copy supersedes it, so it goes first.
     for (const stale of await shadowedOriginals(this.#store.dataDir)) {
       await removeSegment(this.#store.dataDir, stale);
+    }
+    // A snapshot or copy a kill cut short stays as a temp file, with data erased since; no other
+    // compaction runs that could still be writing it.
+    for (const dir of [LOG_DIR, SNAPSHOT_DIR]) {
+      await removeLeftoverTemps(`${this.#store.dataDir}/${dir}`);
     }
     const closedSeq = await this.#store.roll();
     const seq = this.#source.appliedSeq;

@@ -131,3 +131,38 @@ Deno.test("a segment both snapshots cover left before a gap (as an interrupted c
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the temp file of a snapshot or compacted copy a kill cut short is removed by the next compaction, with the erased data it held", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "interrupted_compaction_test_" });
+  try {
+    const newId = idSource();
+    const first = await start(dir, newId);
+    const [gone] = await createMany(first.service, 1, 30);
+    await first.policy.compact();
+    await first.store.close();
+    // What a kill during writeAtomically leaves: the temp file, named as it names them.
+    const [snapshot] = [...Deno.readDirSync(`${dir}/snapshots`)].map((entry) => entry.name);
+    const [segment] = (await listSegments(dir)).map((s) => s.name);
+    await Deno.copyFile(`${dir}/snapshots/${snapshot}`, `${dir}/snapshots/.${snapshot}.tmp`);
+    await Deno.copyFile(`${dir}/log/${segment}`, `${dir}/log/.${segment}.tmp`);
+
+    const second = await start(dir, newId);
+    await second.service.delete(gone.id, undefined, CTX);
+    await second.policy.compact();
+    await second.store.close();
+    const leftovers: string[] = [];
+    for (const sub of ["log", "snapshots"]) {
+      for (const entry of Deno.readDirSync(`${dir}/${sub}`)) {
+        if (entry.name.endsWith(".tmp")) leftovers.push(`${sub}/${entry.name}`);
+      }
+    }
+    assert.deepEqual(leftovers, []);
+    const snapshots = [...Deno.readDirSync(`${dir}/snapshots`)].map((entry) =>
+      Deno.readTextFileSync(`${dir}/snapshots/${entry.name}`)
+    );
+    assert.ok(!snapshots.some((text) => text.includes(gone.email)), "a snapshot holds the email");
+    assert.deepEqual(await logFilesMentioning(dir, gone.email), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
