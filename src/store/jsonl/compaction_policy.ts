@@ -2,10 +2,7 @@ import { QuietTrigger } from "../../lib/quiet_trigger.ts";
 import type { JsonlEventStore } from "./jsonl_store.ts";
 import { keepsEvent, type SnapshotSource } from "../snapshot_source.ts";
 import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
-import { compactSegment, removeSegment } from "./segment_compaction.ts";
-import { shadowedOriginals } from "./segments.ts";
-import { LOG_DIR, SNAPSHOT_DIR } from "./data_dir_layout.ts";
-import { removeLeftoverTemps } from "../../lib/fs_util.ts";
+import { compactSegment, removeKillLeftovers, removeSegment } from "./segment_compaction.ts";
 import {
   CorruptSnapshotError,
   joinRecord,
@@ -143,20 +140,12 @@ export class CompactionPolicy implements StoreMaintenance {
   /** Rolls the log, snapshots, erases deleted and expired events, and drops covered segments. */
   async compact(): Promise<void> {
     const started = performance.now();
-    // An original a kill left beside its compacted copy would come back, with the data of the
-    // customers the copy erased, once the copy is dropped: the copy supersedes it, so it goes first.
-    for (const stale of await shadowedOriginals(this.#store.dataDir)) {
-      await removeSegment(this.#store.dataDir, stale);
-    }
-    // A snapshot or copy a kill cut short stays as a temp file, with data erased since; no other
-    // compaction runs that could still be writing it.
-    for (const dir of [LOG_DIR, SNAPSHOT_DIR]) {
-      await removeLeftoverTemps(`${this.#store.dataDir}/${dir}`);
-    }
     const closedSeq = await this.#store.roll();
     const seq = this.#source.appliedSeq;
     const written = await writeSnapshot(this.#store.dataDir, seq, this.#source.records());
     this.#snapshotSeq = seq;
+    // Before any copy is dropped: an original left beside it would come back once it is.
+    await removeKillLeftovers(this.#store.dataDir);
     const { retentionMs, clock = Date.now } = this.#options;
     const expiredBefore = retentionMs === undefined ? -Infinity : clock() - retentionMs;
     let dropped = 0;
