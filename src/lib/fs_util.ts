@@ -32,7 +32,7 @@ export async function writeAtomically(
   name: string,
   fill: (file: Deno.FsFile) => Promise<void>,
 ): Promise<void> {
-  const temp = `${dir}/.${name}.tmp`;
+  const temp = `${dir}/${tempName(name)}`;
   const file = await io(
     "opening",
     temp,
@@ -49,4 +49,30 @@ export async function writeAtomically(
   file.close();
   await io("renaming", temp, () => Deno.rename(temp, `${dir}/${name}`));
   await syncDirectory(dir);
+}
+
+/** The temp file writeAtomically fills before renaming it to `name`. */
+function tempName(name: string): string {
+  return `.${name}.tmp`;
+}
+
+const TEMP_NAME = /^\..+\.tmp$/;
+
+/**
+ * Removes the temp files of writeAtomically calls a kill interrupted in `dir` (so call it when
+ * none runs there): they may hold data that has been erased since.
+ */
+export async function removeLeftoverTemps(dir: string): Promise<void> {
+  const found: string[] = [];
+  try {
+    await io("listing", dir, async () => {
+      for await (const entry of Deno.readDir(dir)) {
+        if (entry.isFile && TEMP_NAME.test(entry.name)) found.push(`${dir}/${entry.name}`);
+      }
+    });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  for (const path of found) await io("removing", path, () => Deno.remove(path));
+  if (found.length > 0) await syncDirectory(dir);
 }

@@ -86,6 +86,28 @@ const TABLE: { damage: string; refused: boolean; build(dir: string): Promise<voi
     },
   },
   {
+    damage: "a segment both snapshots cover before a seq gap (an interrupted compaction's)",
+    refused: false,
+    build: async (dir) => {
+      await writeSegment(dir, 1, [1, 2]);
+      await writeSegment(dir, 5, [5, 6]);
+      await writeSegment(dir, 7, [7]);
+      await writeSnapshot(dir, 4, []);
+      await writeSnapshot(dir, 6, []);
+    },
+  },
+  {
+    damage: "a seq gap between segments only the newest snapshot covers",
+    refused: true,
+    build: async (dir) => {
+      await writeSegment(dir, 1, [1, 2]);
+      await writeSegment(dir, 5, [5, 6]);
+      await writeSegment(dir, 7, [7]);
+      await writeSnapshot(dir, 3, []);
+      await writeSnapshot(dir, 6, []);
+    },
+  },
+  {
     damage: "a truncated snapshot, the whole log behind it",
     refused: false,
     build: async (dir) => {

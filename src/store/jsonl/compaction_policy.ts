@@ -2,8 +2,7 @@ import { QuietTrigger } from "../../lib/quiet_trigger.ts";
 import type { JsonlEventStore } from "./jsonl_store.ts";
 import { keepsEvent, type SnapshotSource } from "../snapshot_source.ts";
 import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
-import { compactSegment, removeSegment } from "./segment_compaction.ts";
-import { shadowedOriginals } from "./segments.ts";
+import { compactSegment, removeKillLeftovers, removeSegment } from "./segment_compaction.ts";
 import {
   CorruptSnapshotError,
   joinRecord,
@@ -141,15 +140,12 @@ export class CompactionPolicy implements StoreMaintenance {
   /** Rolls the log, snapshots, erases deleted and expired events, and drops covered segments. */
   async compact(): Promise<void> {
     const started = performance.now();
-    // An original a crash left beside its compacted copy would come back, with its erased
-    // customers' data, once the copy is dropped: the copy supersedes it, so it goes first.
-    for (const stale of await shadowedOriginals(this.#store.dataDir)) {
-      await removeSegment(this.#store.dataDir, stale);
-    }
     const closedSeq = await this.#store.roll();
     const seq = this.#source.appliedSeq;
     const written = await writeSnapshot(this.#store.dataDir, seq, this.#source.records());
     this.#snapshotSeq = seq;
+    // Before any copy is dropped: an original left beside it would come back once it is.
+    await removeKillLeftovers(this.#store.dataDir);
     const { retentionMs, clock = Date.now } = this.#options;
     const expiredBefore = retentionMs === undefined ? -Infinity : clock() - retentionMs;
     let dropped = 0;

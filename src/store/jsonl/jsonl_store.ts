@@ -11,6 +11,7 @@ import type {
 import { syncDirectory, writeAll, writeAllNow } from "../../lib/fs_util.ts";
 import { replaySegments } from "./replay.ts";
 import { listSegments, type Segment } from "./segments.ts";
+import { olderSnapshotSeq } from "./snapshot_file.ts";
 import { LOCK_FILE, LOG_DIR, segmentName } from "./data_dir_layout.ts";
 import { takeLock } from "./lock_file.ts";
 import { commitText, encodeSegmentHeader, UNSYNCED_MAX_BYTES } from "./segment_header.ts";
@@ -133,7 +134,8 @@ export class JsonlEventStore implements EventStore {
       versions.noteReplayed(event.id, event.version, event.seq);
       onEvent(event);
     };
-    const result = await replaySegments(segments, afterSeq, deliver, this.#warn);
+    const droppableSeq = await olderSnapshotSeq(this.dataDir, afterSeq);
+    const result = await replaySegments(segments, { afterSeq, droppableSeq }, deliver, this.#warn);
     this.#lastSeq = Math.max(result.lastSeq, afterSeq);
     this.#nextSeq = this.#lastSeq + 1;
     const last = segments.at(-1);

@@ -4,6 +4,7 @@ import { CorruptLogError } from "../store_errors.ts";
 import { type TornTail, walkSegments } from "./segment_walk.ts";
 import { tornTailPath } from "./data_dir_layout.ts";
 import { io } from "../../lib/io_error.ts";
+import { syncDirectory } from "../../lib/fs_util.ts";
 
 export interface ReplayResult {
   lastSeq: number;
@@ -14,15 +15,19 @@ export interface ReplayResult {
   unsyncedMaxBytes: number;
 }
 
-/** Startup's reading of the log: walks the segments, hands on the events, cuts off a torn tail. */
+/**
+ * Startup's reading of the log: walks the segments, hands on the events, cuts off a torn tail and
+ * removes segments an interrupted compaction left behind (`droppableSeq`: see WalkOptions).
+ */
 export async function replaySegments(
   segments: readonly Segment[],
-  afterSeq: number,
+  { afterSeq, droppableSeq }: { afterSeq: number; droppableSeq: number },
   onEvent: (event: ReplayedEvent) => void,
   warn: (message: string, fields: Record<string, unknown>) => void,
 ): Promise<ReplayResult> {
   const result = await walkSegments(segments, {
     afterSeq,
+    droppableSeq,
     onEvent,
     onDamage: (damage) => {
       if (damage.fatal) {
@@ -31,6 +36,7 @@ export async function replaySegments(
     },
   });
   if (result.torn !== undefined) await cutTornTail(result.torn, warn);
+  if (result.stale.length > 0) await removeStale(result.stale, warn);
   return {
     lastSeq: result.lastSeq,
     delivered: result.delivered,
@@ -38,6 +44,21 @@ export async function replaySegments(
     headerLength: result.headerLength,
     unsyncedMaxBytes: result.unsyncedMaxBytes,
   };
+}
+
+/** Removes segments both snapshots cover that an interrupted compaction left before a gap. */
+async function removeStale(
+  stale: Segment[],
+  warn: (message: string, fields: Record<string, unknown>) => void,
+): Promise<void> {
+  for (const segment of stale) {
+    await io("removing", segment.path, () => Deno.remove(segment.path));
+  }
+  await syncDirectory(stale[0].path.slice(0, stale[0].path.lastIndexOf("/")));
+  warn("Removed log segments an interrupted compaction left behind", {
+    files: stale.map((segment) => segment.path),
+    reason: "both snapshots cover them and a gap in seq follows them",
+  });
 }
 
 /** Keeps the torn tail in a file beside the segment, then cuts the segment there (warning). */

@@ -1,11 +1,16 @@
 import { io } from "../../lib/io_error.ts";
 import type { ReplayedEvent } from "../event_store.ts";
-import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
+import {
+  removeLeftoverTemps,
+  syncDirectory,
+  writeAll,
+  writeAtomically,
+} from "../../lib/fs_util.ts";
 import { ByteBuffer } from "../../lib/bytes.ts";
 import { CorruptLogError } from "../store_errors.ts";
-import type { Segment } from "./segments.ts";
+import { type Segment, shadowedOriginals } from "./segments.ts";
 import { type Damage, walkSegment } from "./segment_read.ts";
-import { LOG_DIR, segmentName } from "./data_dir_layout.ts";
+import { LOG_DIR, segmentName, SNAPSHOT_DIR } from "./data_dir_layout.ts";
 
 /** Rewrites a closed segment keeping only the events `keep` accepts; returns the count dropped. */
 export async function compactSegment(
@@ -61,6 +66,16 @@ function refuse(damage: Damage): never {
 export async function removeSegment(dataDir: string, segment: Segment): Promise<void> {
   await io("removing", segment.path, () => Deno.remove(segment.path));
   await syncDirectory(`${dataDir}/${LOG_DIR}`);
+}
+
+/**
+ * Removes what a compaction killed midway left, holding data erased since: an original beside its
+ * compacted copy (which supersedes it), and temp files of a snapshot or copy it was writing. Call
+ * it only while no snapshot or copy is being written.
+ */
+export async function removeKillLeftovers(dataDir: string): Promise<void> {
+  for (const original of await shadowedOriginals(dataDir)) await removeSegment(dataDir, original);
+  for (const dir of [LOG_DIR, SNAPSHOT_DIR]) await removeLeftoverTemps(`${dataDir}/${dir}`);
 }
 
 const NEWLINE = new Uint8Array([0x0a]);

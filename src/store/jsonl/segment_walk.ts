@@ -20,12 +20,16 @@ export interface WalkResult {
   /** The last segment's header: its length and unsynced_max_bytes (both 0: format 1). */
   headerLength: number;
   unsyncedMaxBytes: number;
+  /** Segments before a gap both snapshots cover: an interrupted compaction left them. */
+  stale: Segment[];
 }
 
 /** How to walk: what the snapshot covers, where events go, what to do with damage. */
 export interface WalkOptions {
   /** The seq of the snapshot startup loads (0: none): only events after it are handed on. */
   afterSeq: number;
+  /** The older snapshot's seq (0: none): the segments wholly up to it are what compaction drops. */
+  droppableSeq?: number;
   /** Receives each event after afterSeq, in order, with its line's bytes. */
   onEvent?: (event: ReplayedEvent, line: Uint8Array) => void;
   /** Receives each problem; startup throws on a fatal one, verify collects them all. */
@@ -40,13 +44,14 @@ export async function walkSegments(
   segments: readonly Segment[],
   options: WalkOptions,
 ): Promise<WalkResult> {
-  const { afterSeq, onDamage: report } = options;
+  const { afterSeq, droppableSeq = 0, onDamage: report } = options;
   const result: WalkResult = {
     lastSeq: 0,
     delivered: 0,
     activeLength: 0,
     headerLength: 0,
     unsyncedMaxBytes: 0,
+    stale: [],
   };
   let previous: Segment | undefined;
   for (const [index, segment] of segments.entries()) {
@@ -59,7 +64,22 @@ export async function walkSegments(
     const follows = previous === undefined || previous.compacted
       ? segment.first > result.lastSeq
       : segment.first === result.lastSeq + 1;
-    if (!follows) first(`the segment starts at ${segment.first}, after ${result.lastSeq}`);
+    const gap = `the segment starts at ${segment.first}, after ${result.lastSeq}`;
+    if (!follows && segment.first > result.lastSeq + 1 && segment.first - 1 <= droppableSeq) {
+      // Compaction drops every segment both snapshots cover: one it left before such a gap is
+      // a leftover of an interrupted compaction, not lost history.
+      for (const stale of segments.slice(result.stale.length, index)) {
+        report({
+          file: stale.path,
+          line: 1,
+          offset: 0,
+          problem: `both snapshots cover this segment and a gap follows it (${gap}): ` +
+            "an interrupted compaction left it behind, and startup removes it",
+          fatal: false,
+        });
+        result.stale.push(stale);
+      }
+    } else if (!follows) first(gap);
     if (index === 0 && segment.first > 1 && afterSeq < segment.first - 1) {
       first("the log's beginning is missing and no snapshot covers it");
     }

@@ -16,8 +16,8 @@ export async function listSegments(dataDir: string): Promise<Segment[]> {
 }
 
 /**
- * The originals a compacted copy shadows: a crash between writing the copy and removing the
- * original leaves both, and the copy is the segment (listSegments skips the original).
+ * The originals a compacted copy shadows: a kill between writing the copy and removing the
+ * original leaves both, and the copy is the segment (listSegments leaves the original out).
  */
 export async function shadowedOriginals(dataDir: string): Promise<Segment[]> {
   const all = await allSegments(dataDir);
@@ -25,6 +25,7 @@ export async function shadowedOriginals(dataDir: string): Promise<Segment[]> {
   return all.filter((segment) => !kept.has(segment));
 }
 
+/** Every segment file, oldest first, a compacted copy before its original. */
 async function allSegments(dataDir: string): Promise<Segment[]> {
   const dir = `${dataDir}/${LOG_DIR}`;
   const segments: Segment[] = [];
@@ -43,7 +44,7 @@ async function allSegments(dataDir: string): Promise<Segment[]> {
   return segments.sort((a, b) => a.first - b.first || Number(b.compacted) - Number(a.compacted));
 }
 
-/** The segments with each original that has a compacted copy left out (sorted as allSegments). */
+/** The segments with each original that has a compacted copy left out. */
 function withoutShadowed(segments: Segment[]): Segment[] {
   return segments.filter((segment, i) => i === 0 || segments[i - 1].first !== segment.first);
 }

@@ -42,6 +42,11 @@ export async function listSnapshots(dataDir: string): Promise<SnapshotInfo[]> {
   return found.sort((a, b) => b.seq - a.seq);
 }
 
+/** The seq of the newest snapshot older than `seq` by its name (0: none). */
+export async function olderSnapshotSeq(dataDir: string, seq: number): Promise<number> {
+  return (await listSnapshots(dataDir)).find((snapshot) => snapshot.seq < seq)?.seq ?? 0;
+}
+
 /** Writes the state after `seq` atomically: header, one checked line per record, counted footer. */
 export async function writeSnapshot(
   dataDir: string,

@@ -1,7 +1,12 @@
 import { listSegments } from "./segments.ts";
 import { walkSegments } from "./segment_walk.ts";
 import type { Damage } from "./segment_read.ts";
-import { CorruptSnapshotError, listSnapshots, readSnapshot } from "./snapshot_file.ts";
+import {
+  CorruptSnapshotError,
+  listSnapshots,
+  olderSnapshotSeq,
+  readSnapshot,
+} from "./snapshot_file.ts";
 
 /** One problem found in DATA_DIR; `fatal` ones make the server refuse to start. */
 export interface Finding {
@@ -26,8 +31,10 @@ export async function verifyDataDir(dataDir: string): Promise<Finding[]> {
       findings.push({ file: snapshot.path, problem: error.message, fatal: false });
     }
   }
+  const afterSeq = snapshotSeq ?? 0;
   await walkSegments(await listSegments(dataDir), {
-    afterSeq: snapshotSeq ?? 0,
+    afterSeq,
+    droppableSeq: await olderSnapshotSeq(dataDir, afterSeq),
     onDamage: (damage: Damage) => findings.push(damage),
   });
   return findings;

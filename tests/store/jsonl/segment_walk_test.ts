@@ -103,6 +103,28 @@ const cases: { name: string; refused: boolean; build(dir: string): Promise<void>
       await writeSnapshot(dir, 3, []);
     },
   },
+  {
+    name: "a segment both snapshots cover before a gap (left by an interrupted compaction)",
+    refused: false,
+    build: async (dir) => {
+      await writeSegment(dir, 1, [1, 2]);
+      await writeSegment(dir, 5, [5, 6]);
+      await writeSegment(dir, 7, [7]);
+      await writeSnapshot(dir, 4, []);
+      await writeSnapshot(dir, 6, []);
+    },
+  },
+  {
+    name: "a gap only the newest snapshot covers (the older one's replay needs it)",
+    refused: true,
+    build: async (dir) => {
+      await writeSegment(dir, 1, [1, 2]);
+      await writeSegment(dir, 5, [5, 6]);
+      await writeSegment(dir, 7, [7]);
+      await writeSnapshot(dir, 3, []);
+      await writeSnapshot(dir, 6, []);
+    },
+  },
 ];
 
 for (const { name, refused, build } of cases) {
