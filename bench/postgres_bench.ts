@@ -6,15 +6,21 @@
  * floor (postgres_floor_server.ts: `Deno.serve` and pgbench's INSERT per request, nothing else)
  * shows what any service over HTTP and the driver reaches on the same machine.
  */
-import { createPool } from "../src/store/postgres/pg_connection.ts";
+import { createPool, type PgPool } from "../src/store/postgres/pg_connection.ts";
 import { pgbenchTable, runPgbench } from "./pgbench_baseline.ts";
 import { measureLag } from "./replica_lag.ts";
+import {
+  describeProfile,
+  type Profile,
+  startProfile,
+  sumProfiles as sum,
+} from "./postgres_profile.ts";
 import { type ServerProcess, spawnServer } from "./server_process.ts";
 import { mintToken, randomSecret } from "./service_token.ts";
 import { ensureWrk, runWrk } from "./wrk.ts";
 
 const BASE = Deno.env.get("BENCH_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/test";
-const CLIENTS = 16;
+const CLIENTS = 64;
 const SCRIPT = decodeURIComponent(new URL("./workload.lua", import.meta.url).pathname);
 const FLOOR = decodeURIComponent(new URL("./postgres_floor_server.ts", import.meta.url).pathname);
 const CONFIG = decodeURIComponent(new URL("../deno.json", import.meta.url).pathname);
@@ -23,8 +29,10 @@ const CONFIG = decodeURIComponent(new URL("../deno.json", import.meta.url).pathn
 interface Setup {
   schema: string;
   urls: string[];
+  pids: number[];
   rates: number[];
   p99s: number[];
+  profiles: Profile[];
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
@@ -67,16 +75,27 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
       stderr: "inherit",
     }).spawn();
     const floorUrl = await firstLineUrl(floor.stdout);
-    const start = async (schema: string): Promise<string> => {
+    const start = async (setup: Setup): Promise<void> => {
       const url = new URL(BASE);
-      url.searchParams.set("options", `-c search_path=${schema}`);
+      url.searchParams.set("options", `-c search_path=${setup.schema}`);
+      url.searchParams.set("application_name", setup.schema);
       const server = spawnServer(dataDir, [], { DATABASE_URL: url.toString(), JWT_SECRET: secret });
       servers.push(server);
-      return (await server.waitFor("ready", 60_000)).fields.url as string;
+      setup.urls.push((await server.waitFor("ready", 60_000)).fields.url as string);
+      setup.pids.push((await server.waitFor("listening")).fields.pid as number);
     };
-    const one: Setup = { schema: schemas[1], urls: [await start(schemas[1])], rates: [], p99s: [] };
-    const three: Setup = { schema: schemas[2], urls: [], rates: [], p99s: [] };
-    for (let i = 0; i < 3; i++) three.urls.push(await start(schemas[2]));
+    const setup = (schema: string): Setup => ({
+      schema,
+      urls: [],
+      pids: [],
+      rates: [],
+      p99s: [],
+      profiles: [],
+    });
+    const one = setup(schemas[1]);
+    const three = setup(schemas[2]);
+    await start(one);
+    for (let i = 0; i < 3; i++) await start(three);
     const token = await mintToken(secret);
     const target = new URL(BASE);
     const pgbench: number[] = [];
@@ -105,10 +124,10 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
       });
       if (bare.non2xx + bare.socketErrors > 0) throw new Error(`postgres: the floor failed`);
       floorRates.push(bare.rps);
-      await drive(one, token, seconds, `one${r}`);
+      await drive(admin, one, token, seconds, `one${r}`);
       const until = performance.now() + seconds * 1000;
       const [, measured] = await Promise.all([
-        drive(three, token, seconds, `three${r}`),
+        drive(admin, three, token, seconds, `three${r}`),
         measureLag(three.urls, token, until),
       ]);
       lags.push(...measured);
@@ -140,6 +159,7 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
           `${(rate / base).toFixed(2)} × pgbench; p99 ${median(setup.p99s).toFixed(1)} ms; ` +
           `${await perCommit(setup.schema)} events per commit`,
       );
+      for (const line of describeProfile(sum(setup.profiles))) console.log(`      ${line}`);
     }
     console.log(
       `  replica lag (create on A, read on B)     p50 ${at(0.5).toFixed(1)} ms, ` +
@@ -174,7 +194,14 @@ async function firstLineUrl(stream: ReadableStream<Uint8Array>): Promise<string>
 }
 
 /** Closed-loop creates with wrk over the setup's replicas, CLIENTS connections in all. */
-async function drive(setup: Setup, token: string, seconds: number, tag: string): Promise<void> {
+async function drive(
+  admin: PgPool,
+  setup: Setup,
+  token: string,
+  seconds: number,
+  tag: string,
+): Promise<void> {
+  const stop = await startProfile(admin, setup.schema, setup.pids, setup.urls);
   const results = await Promise.all(setup.urls.map((url, i) =>
     runWrk({
       url,
@@ -187,6 +214,7 @@ async function drive(setup: Setup, token: string, seconds: number, tag: string):
   ));
   const failed = results.reduce((sum, r) => sum + r.non2xx + r.socketErrors, 0);
   if (failed > 0) throw new Error(`postgres: ${failed} creates failed in round ${tag}`);
+  setup.profiles.push(await stop(results.reduce((sum, r) => sum + r.requests, 0)));
   setup.rates.push(results.reduce((sum, r) => sum + r.rps, 0));
   setup.p99s.push(Math.max(...results.map((r) => r.p99Ms)));
 }

@@ -136,6 +136,7 @@ async function main(): Promise<void> {
   const webhookParts = await webhooksWiring(config, store, feed, metrics, log);
   const maintenance = new MaintenanceHealth();
   metrics.include(() => maintenance.render());
+  if (shared !== undefined) metrics.include(() => shared.commitStats.render());
   const replicated = shared === undefined ? undefined : new PostgresMaintenance(shared, service, {
     snapshotEvery: config.snapshotEvery,
     retentionMs: config.eventRetentionMs,

@@ -8,6 +8,7 @@ import {
   ExpectedVersionConflictError,
   IdempotencyKeyTakenError,
 } from "../store_errors.ts";
+import type { CommitStats } from "./commit_stats.ts";
 import type { PgClient } from "./pg_connection.ts";
 import { commitEach } from "./append_each.ts";
 import type { QueuedAppend } from "./queued_append.ts";
@@ -30,13 +31,29 @@ type Refusal =
  * group), the group is retried append by append in savepoints. Fills each append's `stored` or
  * `error`; returns the head.
  */
-export async function commitGroup(client: PgClient, group: QueuedAppend[]): Promise<number> {
-  let result: { first: number; refused: Refusal[] };
+export async function commitGroup(
+  client: PgClient,
+  group: QueuedAppend[],
+  stats: CommitStats,
+): Promise<number> {
+  let result: { first: number; refused: Refusal[]; wait: number };
   try {
-    ({ rows: [{ result }] } = await client.query(CALL, callParameters(group)));
+    ({ rows: [{ result }] } = await client.query({
+      name: "append_group",
+      text: CALL,
+      values: callParameters(group),
+    }));
   } catch (error) {
     if ((error as { code?: string }).code !== "23505") throw error;
-    return commitEach(client, group);
+    let roundTrips = 1;
+    const counted = Object.create(client, {
+      query: {
+        value: (text: string, values?: unknown[]) => (roundTrips++, client.query(text, values)),
+      },
+    });
+    const head = await commitEach(counted, group);
+    stats.observe(group.length, countWritten(group), roundTrips, 0);
+    return head;
   }
   for (const [n, kind, ...details] of result.refused) {
     const item = group[n - 1];
@@ -58,7 +75,12 @@ export async function commitGroup(client: PgClient, group: QueuedAppend[]): Prom
       seq: ++last,
     })) as StoredEvent[];
   }
+  stats.observe(group.length, last - result.first, 1, result.wait);
   return last;
+}
+
+function countWritten(group: QueuedAppend[]): number {
+  return group.reduce((sum, item) => sum + (item.stored?.length ?? 0), 0);
 }
 
 /** The function's arguments: the events as one array per column, then the expected versions. */

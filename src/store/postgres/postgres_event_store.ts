@@ -14,6 +14,7 @@ import {
   StoreUnavailableError,
 } from "../store_errors.ts";
 import { commitGroup } from "./append_group.ts";
+import { CommitStats } from "./commit_stats.ts";
 import type { QueuedAppend } from "./queued_append.ts";
 import { HeadWatch, readHead } from "./head_watch.ts";
 import { createPool, type PgPool } from "./pg_connection.ts";
@@ -78,6 +79,7 @@ export class PostgresEventStore implements EventStore {
   #queue: (QueuedAppend & { done: () => void })[] = [];
   #flushing: Promise<void> | undefined;
   #closed = false;
+  #stats = new CommitStats();
 
   private constructor(url: string, pool: PgPool) {
     this.#pool = pool;
@@ -158,9 +160,13 @@ export class PostgresEventStore implements EventStore {
     while (this.#queue.length > 0) {
       const group = this.#queue.splice(0);
       try {
+        const asked = performance.now();
         const client = await this.#pool.connect();
+        const sent = performance.now();
+        this.#stats.poolWaitSeconds += (sent - asked) / 1000;
         try {
-          this.#advance(await commitGroup(client, group));
+          this.#advance(await commitGroup(client, group, this.#stats));
+          this.#stats.commitSeconds += (performance.now() - sent) / 1000;
           client.release();
         } catch (error) {
           client.release(true);
@@ -226,6 +232,11 @@ export class PostgresEventStore implements EventStore {
     await this.#pool.end().catch(() => {});
     // Last, with no await after it: a caller awaiting close() handles these rejections in time.
     this.#waiters.rejectAll(new StoreClosedError());
+  }
+
+  /** Where this replica's group commits spend their time. */
+  get commitStats(): CommitStats {
+    return this.#stats;
   }
 
   /** The pool, for maintenance in this backend. */
