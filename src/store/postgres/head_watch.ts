@@ -15,13 +15,15 @@ export async function readHead(pool: PgPool): Promise<{ seq: number; erasedSeq: 
 
 /**
  * Calls onHead with the committed head and erasure horizon each time either may have moved (an
- * erasure notifies the same channel as a commit); stop() ends it.
+ * erasure notifies the same channel as a commit), except after commits of the `ownProcess`
+ * connection (the caller's writer, whose head it knows); stop() ends it.
  */
 export class HeadWatch {
   #url: string;
   #pool: PgPool;
   #onHead: (seq: number, erasedSeq: number) => void;
   #pollMs: number;
+  #ownProcess: () => number | null | undefined;
   #listener: PgClient | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   #stopped = false;
@@ -34,8 +36,10 @@ export class HeadWatch {
     url: string,
     pool: PgPool,
     onHead: (seq: number, erasedSeq: number) => void,
+    ownProcess: () => number | null | undefined = () => undefined,
     pollMs = 500,
   ) {
+    this.#ownProcess = ownProcess;
     this.#url = url;
     this.#pool = pool;
     this.#onHead = onHead;
@@ -83,7 +87,10 @@ export class HeadWatch {
       };
       client.on("error", lost);
       client.on("end", lost);
-      client.on("notification", () => this.check());
+      // The store's own commits moved its head already.
+      client.on("notification", (message: { processId: number }) => {
+        if (message.processId !== this.#ownProcess()) this.check();
+      });
       await client.query(`LISTEN ${LOG_CHANNEL}`);
       this.#listener = client;
       if (this.#stopped) await client.end();

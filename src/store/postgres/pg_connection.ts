@@ -25,10 +25,16 @@ export interface Prepared {
 /** The part of a pg pool the store uses. */
 export interface PgPool {
   query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
-  connect(): Promise<PgClient & { release(destroy?: boolean | Error): void }>;
+  connect(): Promise<PooledClient>;
   end(): Promise<void>;
   on(event: string, listener: (error: Error) => void): void;
 }
+
+/** A connection taken from a pool, with its server process's id. */
+export type PooledClient = PgClient & {
+  release(destroy?: boolean | Error): void;
+  processID: number | null;
+};
 
 /** Limits of every connection. */
 export interface ConnectionLimits {

@@ -10,12 +10,10 @@ import { CommitWaiters } from "../commit_waiters.ts";
 import {
   LogTruncatedError,
   StoreClosedError,
-  StoreError,
   StoreUnavailableError,
 } from "../store_errors.ts";
-import { commitGroup } from "./append_group.ts";
-import { CommitStats } from "./commit_stats.ts";
-import type { QueuedAppend } from "./queued_append.ts";
+import type { CommitStats } from "./commit_stats.ts";
+import { GroupCommitter } from "./group_committer.ts";
 import { HeadWatch, readHead } from "./head_watch.ts";
 import { createPool, type PgPool } from "./pg_connection.ts";
 import { migrate } from "./schema.ts";
@@ -59,7 +57,7 @@ function replayed(row: EventRow): ReplayedEvent {
 
 /** Settings of a PostgreSQL store. */
 export interface PostgresStoreOptions {
-  /** Most connections of the pool (default 4). */
+  /** Most connections of the pool (default 4: the writer's and three for everything else). */
   maxConnections?: number;
   /** Called with errors of idle connections (the pool replaces them). */
   warn?: (message: string, fields: Record<string, unknown>) => void;
@@ -76,17 +74,16 @@ export class PostgresEventStore implements EventStore {
   #waiters = new CommitWaiters();
   #lastSeq = 0;
   #erasedSeq = 0;
-  #queue: (QueuedAppend & { done: () => void })[] = [];
-  #flushing: Promise<void> | undefined;
+  #committer: GroupCommitter;
   #closed = false;
-  #stats = new CommitStats();
 
   private constructor(url: string, pool: PgPool) {
     this.#pool = pool;
+    this.#committer = new GroupCommitter(pool, (seq) => this.#advance(seq));
     this.#watch = new HeadWatch(url, pool, (seq, erasedSeq) => {
       this.#advance(seq);
       this.noteErased(erasedSeq);
-    });
+    }, () => this.#committer.writerProcess);
   }
 
   /** Connects, migrates the schema (under an advisory lock) and reads the log head. */
@@ -145,41 +142,7 @@ export class PostgresEventStore implements EventStore {
   /** Queues the batch for the next group commit. */
   append(events: readonly NewEvent[], options?: AppendOptions): Promise<StoredEvent[]> {
     if (this.#closed) return Promise.reject(new StoreClosedError());
-    return new Promise((resolve, reject) => {
-      const item: QueuedAppend & { done: () => void } = {
-        events,
-        options,
-        done: () => item.stored ? resolve(item.stored) : reject(item.error),
-      };
-      this.#queue.push(item);
-      this.#flushing ??= this.#flush();
-    });
-  }
-
-  async #flush(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const group = this.#queue.splice(0);
-      try {
-        const asked = performance.now();
-        const client = await this.#pool.connect();
-        const sent = performance.now();
-        this.#stats.poolWaitSeconds += (sent - asked) / 1000;
-        try {
-          this.#advance(await commitGroup(client, group, this.#stats));
-          this.#stats.commitSeconds += (performance.now() - sent) / 1000;
-          client.release();
-        } catch (error) {
-          client.release(true);
-          throw error;
-        }
-      } catch (error) {
-        const failure = error instanceof StoreError ? error : new StoreUnavailableError(error);
-        for (const item of group) item.error = failure;
-      }
-      for (const item of group) item.done();
-    }
-    // Cleared in the same turn as the empty check, so an append made after sees no flush running.
-    this.#flushing = undefined;
+    return this.#committer.append(events, options);
   }
 
   /** Up to `limit` committed events after `afterSeq`, none past lastSeq at the call. */
@@ -227,7 +190,7 @@ export class PostgresEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#flushing;
+    await this.#committer.close();
     await this.#watch.stop();
     await this.#pool.end().catch(() => {});
     // Last, with no await after it: a caller awaiting close() handles these rejections in time.
@@ -236,7 +199,7 @@ export class PostgresEventStore implements EventStore {
 
   /** Where this replica's group commits spend their time. */
   get commitStats(): CommitStats {
-    return this.#stats;
+    return this.#committer.stats;
   }
 
   /** The pool, for maintenance in this backend. */
