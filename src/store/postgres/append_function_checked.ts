@@ -5,6 +5,10 @@
  * email two customers of the group name) goes to the first form, renamed `append_group_in_turn`,
  * which checks the appends one after another (append_function.ts). Same arguments and result,
  * plus `wait`: the seconds the call waited for the log-head lock.
+ *
+ * `p_notice`, the group's events as a JSON array (notified_tail.ts), goes to the other replicas
+ * with the commit's notification, so that they need not read them: `{"schema", "first",
+ * "events"}`, or `{"schema", "head"}` when too long for a notification (8000 bytes) or not given.
  */
 export const APPEND_FUNCTION_CHECKED = `
 ALTER FUNCTION append_group(int, int[], text[], text[], int[], text[], text[], text[], text[],
@@ -12,9 +16,10 @@ ALTER FUNCTION append_group(int, int[], text[], text[], int[], text[], text[], t
 CREATE FUNCTION append_group(
   items int, p_item int[], p_type text[], p_id text[], p_version int[], p_time text[],
   p_actor text[], p_request_id text[], p_key text[], p_hash text[], p_data text[],
-  p_email text[], x_item int[], x_id text[], x_version int[]
+  p_email text[], x_item int[], x_id text[], x_version int[], p_notice text DEFAULT NULL
 ) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
+  notice text;
   called timestamptz := clock_timestamp();
   head bigint;
   waited float8;
@@ -64,8 +69,13 @@ BEGIN
     INSERT INTO idempotency_keys (actor, key, seq)
       SELECT actor, key, seq FROM w WHERE type = 'customer.created' AND key IS NOT NULL;
     UPDATE log_head SET seq = head + n;
-    -- Followers read log_head rather than trust a payload (channels are per database).
-    PERFORM pg_notify('customer_api_log', '');
+    -- Named by schema (channels are per database): the events when they fit, else the head.
+    notice := '{"schema":' || to_json(current_schema())::text || ',"first":' || head ||
+      ',"events":' || p_notice || '}';
+    IF notice IS NULL OR octet_length(notice) >= 8000 THEN
+      notice := '{"schema":' || to_json(current_schema())::text || ',"head":' || (head + n) || '}';
+    END IF;
+    PERFORM pg_notify('customer_api_log', notice);
   END IF;
   RETURN jsonb_build_object('first', head, 'refused', '[]'::jsonb, 'wait', waited);
 END

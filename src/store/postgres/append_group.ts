@@ -12,11 +12,12 @@ import type { CommitStats } from "./commit_stats.ts";
 import type { PgClient } from "./pg_connection.ts";
 import { commitEach } from "./append_each.ts";
 import type { QueuedAppend } from "./queued_append.ts";
+import { noticeEvents } from "./notified_tail.ts";
 
-/** One call of the append_group function (append_function.ts), committed on its own. */
+/** One call of the append_group function (append_function_checked.ts), committed on its own. */
 const CALL = `SELECT append_group($1, $2::int[], $3::text[], $4::text[], $5::int[], $6::text[],
   $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[],
-  $14::text[], $15::int[]) AS result`;
+  $14::text[], $15::int[], $16::text) AS result`;
 
 /** A refusal as the function reports it: the append's number (from 1), a kind, its details. */
 type Refusal =
@@ -110,5 +111,6 @@ function callParameters(group: QueuedAppend[]): unknown[] {
       expected[2].push(version);
     }
   });
-  return [group.length, ...columns, ...expected];
+  const notice = noticeEvents(group.flatMap((item) => item.events));
+  return [group.length, ...columns, ...expected, notice];
 }

@@ -1,6 +1,7 @@
 /**
  * The queue of one replica's appends: those queued while a group commits form the next group,
- * committed in one transaction on a connection held for the purpose (append_group.ts).
+ * committed in one transaction (append_group.ts) on a connection held from group to group while
+ * appends keep coming and nothing else waits for one.
  */
 import type { AppendOptions, NewEvent, StoredEvent } from "../event_store.ts";
 import { StoreError, StoreUnavailableError } from "../store_errors.ts";
@@ -23,7 +24,7 @@ export class GroupCommitter {
   #onHead: (seq: number) => void;
   #queue: Item[] = [];
   #flushing: Promise<void> | undefined;
-  /** The connection group commits go through, held from the pool while it works. */
+  /** The connection group commits go through while appends keep coming. */
   #writer: PooledClient | undefined;
   readonly stats = new CommitStats();
 
@@ -50,11 +51,9 @@ export class GroupCommitter {
     });
   }
 
-  /** Waits for the queued appends, then gives the writer connection back. */
+  /** Waits for the queued appends (the writer connection goes back to the pool after them). */
   async close(): Promise<void> {
     await this.#flushing;
-    this.#writer?.release();
-    this.#writer = undefined;
   }
 
   /**
@@ -70,12 +69,21 @@ export class GroupCommitter {
       committed = await next;
     }
     if (committed !== undefined) this.#tell(committed);
+    this.#yieldWriter();
     // Cleared in the same turn as the empty check, so an append made after sees no flush running.
     this.#flushing = undefined;
   }
 
+  /** Gives the writer connection back to the pool. */
+  #yieldWriter(): void {
+    this.#writer?.release();
+    this.#writer = undefined;
+  }
+
   /** Commits one group on the writer connection (sent at once while it is connected). */
   async #commit(group: Item[]): Promise<Committed> {
+    // Held from group to group while nothing else waits for a connection of the pool.
+    if (this.#pool.waitingCount > 0) this.#yieldWriter();
     try {
       const asked = performance.now();
       const writer = this.#writer ?? (this.#writer = await this.#pool.connect());

@@ -26,6 +26,8 @@ export interface Prepared {
 export interface PgPool {
   query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
   connect(): Promise<PooledClient>;
+  /** Callers waiting for a connection. */
+  readonly waitingCount: number;
   end(): Promise<void>;
   on(event: string, listener: (error: Error) => void): void;
 }

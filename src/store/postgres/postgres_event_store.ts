@@ -7,13 +7,10 @@ import type {
 } from "../event_store.ts";
 import type { CustomerEvent } from "../../domain/events.ts";
 import { CommitWaiters } from "../commit_waiters.ts";
-import {
-  LogTruncatedError,
-  StoreClosedError,
-  StoreUnavailableError,
-} from "../store_errors.ts";
+import { LogTruncatedError, StoreClosedError, StoreUnavailableError } from "../store_errors.ts";
 import type { CommitStats } from "./commit_stats.ts";
 import { GroupCommitter } from "./group_committer.ts";
+import { NotifiedTail } from "./notified_tail.ts";
 import { HeadWatch, readHead } from "./head_watch.ts";
 import { createPool, type PgPool } from "./pg_connection.ts";
 import { migrate } from "./schema.ts";
@@ -75,15 +72,24 @@ export class PostgresEventStore implements EventStore {
   #lastSeq = 0;
   #erasedSeq = 0;
   #committer: GroupCommitter;
+  #tail = new NotifiedTail();
   #closed = false;
 
   private constructor(url: string, pool: PgPool) {
     this.#pool = pool;
     this.#committer = new GroupCommitter(pool, (seq) => this.#advance(seq));
-    this.#watch = new HeadWatch(url, pool, (seq, erasedSeq) => {
-      this.#advance(seq);
-      this.noteErased(erasedSeq);
-    }, () => this.#committer.writerProcess);
+    this.#watch = new HeadWatch(url, pool, {
+      onHead: (seq, erasedSeq) => {
+        this.#advance(seq);
+        this.noteErased(erasedSeq);
+      },
+      onNotice: (notice) => {
+        if ("head" in notice) return this.#advance(notice.head);
+        this.#tail.add(notice.first, notice.events);
+        this.#advance(notice.first + notice.events.length);
+      },
+      ownProcess: () => this.#committer.writerProcess,
+    });
   }
 
   /** Connects, migrates the schema (under an advisory lock) and reads the log head. */
@@ -100,7 +106,7 @@ export class PostgresEventStore implements EventStore {
       const head = await readHead(pool);
       store.#lastSeq = head.seq;
       store.#erasedSeq = head.erasedSeq;
-      store.#watch.start();
+      store.#watch.start(head.schema);
       return store;
     } catch (error) {
       await pool.end().catch(() => {});
@@ -147,6 +153,8 @@ export class PostgresEventStore implements EventStore {
 
   /** Up to `limit` committed events after `afterSeq`, none past lastSeq at the call. */
   async readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]> {
+    const notified = this.#tail.read(afterSeq, limit, this.#lastSeq, this.#erasedSeq);
+    if (notified !== undefined) return notified;
     type Row = Omit<EventRow, "seq"> & {
       seq: string | null;
       first_seq: string;
