@@ -1,4 +1,4 @@
-# customer-api container image. Build and run (see the README, "Container"):
+# customer-api container image. Build and run (see docs/operations.md, "Container"):
 #   docker build -t customer-api .
 #   podman build --format docker -t customer-api .    (the docker format keeps the HEALTHCHECK)
 #   docker run -p 8000:8000 -v customer-api-data:/data --env-file customer-api.env customer-api

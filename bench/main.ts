@@ -15,23 +15,28 @@
  * and how to run it), its options in OPTIONS and a line in USAGE.
  */
 import { parseArgs } from "node:util";
-import { runAuthCacheBench } from "./auth_cache_bench.ts";
-import { runCheck } from "./check.ts";
-import { runHttpBench } from "./http_bench.ts";
-import { type Workload, WORKLOAD_TITLES } from "./http_workloads.ts";
-import { runScaleBench } from "./http_scale.ts";
-import { runStartupBench } from "./startup_bench.ts";
-import { runSoak } from "./soak.ts";
-import { runWebhookBench } from "./webhook_bench.ts";
-import { FEED_PARTS, runFeedBench } from "./feed_bench.ts";
-import { runPostgresBench } from "./postgres_bench.ts";
-import { runPostgresStartupBench } from "./postgres_startup_bench.ts";
+import { runAuthCacheBench } from "./http/auth_cache_bench.ts";
+import { httpRatios, runCheck, startupRatios } from "./check.ts";
+import type { GuardedRatio } from "./regression_check.ts";
+import { captureOutput, RESULTS_DIR, writeResult } from "./support/result_file.ts";
+import { runHttpBench } from "./http/http_bench.ts";
+import { type Workload, WORKLOAD_TITLES } from "./http/http_workloads.ts";
+import { runScaleBench } from "./http/http_scale.ts";
+import { runStartupBench } from "./startup/startup_bench.ts";
+import { runSoak } from "./http/soak.ts";
+import { runWebhookBench } from "./webhooks/webhook_bench.ts";
+import { FEED_PARTS, runFeedBench } from "./feed/feed_bench.ts";
+import { DATABASE_URL, runPostgresBench } from "./postgres/postgres_bench.ts";
+import { runPostgresStartupBench } from "./postgres/postgres_startup_bench.ts";
 
 const USAGE = `deno task bench [options]
 
   --quick                  a short run of every benchmark (CI): prints, judges nothing
   --check                  compare this run's ratios with bench/baseline.json; exit 1 when any is
                            more than 25 % worse (about 4 minutes)
+  --check --against=REF    compare with the ratios of another tree (a git commit, branch or tag,
+                           or a checkout's directory) measured in the same run; without it, the
+                           commit of bench/baseline.json when git has it, else its stored ratios
   --check --write-baseline measure and store the ratios as the new bench/baseline.json
   --only=NAMES             some of: http,scale,auth,startup,webhooks,feed,postgres,pgstartup
                            (default all but scale and pgstartup)
@@ -54,6 +59,8 @@ const USAGE = `deno task bench [options]
                            rounds of the write throughput with idle streams and of the latency
   --feed-streams=N,N,...   the stream counts of its latency part (default 1,100,1000)
   --soak [--soak-minutes=N]                 only the soak (default 15 minutes)
+  --results=DIR            where each benchmark writes its result file (default bench/results/)
+  --no-results             write no result file
   --help                   this text`;
 
 const OPTIONS = {
@@ -61,6 +68,9 @@ const OPTIONS = {
   quick: { type: "boolean", default: false },
   check: { type: "boolean", default: false },
   "write-baseline": { type: "boolean", default: false },
+  against: { type: "string" },
+  results: { type: "string" },
+  "no-results": { type: "boolean", default: false },
   only: { type: "string" },
   events: { type: "string" },
   runs: { type: "string" },
@@ -99,7 +109,22 @@ if (values["write-baseline"] && !values.check) {
   console.error("--write-baseline goes with --check");
   Deno.exit(2);
 }
-if (values.check) Deno.exit(await runCheck({ writeBaseline: values["write-baseline"] }));
+if (values.against !== undefined && !values.check) {
+  console.error("--against goes with --check");
+  Deno.exit(2);
+}
+const resultsDir = values["no-results"] ? undefined : values.results ?? RESULTS_DIR;
+const command = ["deno task bench", ...Deno.args].join(" ");
+if (values.check) {
+  Deno.exit(
+    await runCheck({
+      writeBaseline: values["write-baseline"],
+      against: values.against,
+      resultsDir,
+      command,
+    }),
+  );
+}
 if (values.soak) {
   await runSoak({ minutes: Number(values["soak-minutes"] ?? 15) });
   Deno.exit(0);
@@ -122,11 +147,23 @@ for (const name of feedParts ?? []) {
   }
 }
 
-/** The benchmarks in the order they run; `byDefault` ones run when --only is not given. */
-const BENCHES: { name: string; byDefault: boolean; run: () => Promise<unknown> }[] = [
+/**
+ * The benchmarks in the order they run; `byDefault` ones run when --only is not given. `ratios`
+ * picks the guarded ratios out of what `run` resolved with, for the result file.
+ */
+const BENCHES: {
+  name: string;
+  title: string;
+  byDefault: boolean;
+  run: () => Promise<unknown>;
+  ratios?: (result: never) => GuardedRatio[];
+  databaseUrl?: string;
+}[] = [
   {
     name: "http",
+    title: "HTTP: the service against the contract floor, a bare server and json-server",
     byDefault: true,
+    ratios: (r: Awaited<ReturnType<typeof runHttpBench>>) => httpRatios(r.results),
     run: () =>
       runHttpBench({
         quick: values.quick,
@@ -140,6 +177,7 @@ const BENCHES: { name: string; byDefault: boolean; run: () => Promise<unknown> }
   },
   {
     name: "scale",
+    title: "Scaling: GET one, list, POST, startup and RSS by number of customers",
     byDefault: values.scale,
     run: () =>
       runScaleBench({
@@ -148,10 +186,17 @@ const BENCHES: { name: string; byDefault: boolean; run: () => Promise<unknown> }
         seconds: values.quick ? 1 : number(values["http-seconds"]),
       }),
   },
-  { name: "auth", byDefault: true, run: () => runAuthCacheBench({ quick: values.quick }) },
+  {
+    name: "auth",
+    title: "Token cache: authenticated GET one with and without it",
+    byDefault: true,
+    run: () => runAuthCacheBench({ quick: values.quick }),
+  },
   {
     name: "startup",
+    title: "Startup and memory: from the log and from a snapshot, against JSON.parse",
     byDefault: true,
+    ratios: startupRatios,
     run: () =>
       runStartupBench({
         quick: values.quick,
@@ -162,6 +207,7 @@ const BENCHES: { name: string; byDefault: boolean; run: () => Promise<unknown> }
   },
   {
     name: "webhooks",
+    title: "Webhooks: write throughput with delivery on and off, commit-to-delivery latency",
     byDefault: true,
     run: () =>
       runWebhookBench({
@@ -173,6 +219,7 @@ const BENCHES: { name: string; byDefault: boolean; run: () => Promise<unknown> }
   },
   {
     name: "feed",
+    title: "Feed and SSE: stream latency, writes with idle streams, paging, memory with history",
     byDefault: true,
     run: () =>
       runFeedBench({
@@ -183,11 +230,19 @@ const BENCHES: { name: string; byDefault: boolean; run: () => Promise<unknown> }
         streams: values["feed-streams"]?.split(",").map(Number),
       }),
   },
-  { name: "postgres", byDefault: true, run: () => runPostgresBench({ quick: values.quick }) },
+  {
+    name: "postgres",
+    title: "PostgreSQL: creates against pgbench and an HTTP floor, replica lag",
+    byDefault: true,
+    databaseUrl: DATABASE_URL,
+    run: () => runPostgresBench({ quick: values.quick }),
+  },
   {
     // Asked for by name only: needs PostgreSQL (BENCH_DATABASE_URL).
     name: "pgstartup",
+    title: "PostgreSQL startup: from a snapshot against a replay of the whole log",
     byDefault: false,
+    databaseUrl: DATABASE_URL,
     run: () =>
       runPostgresStartupBench({
         events: number(values.events) ?? (values.quick ? 10_000 : 100_000),
@@ -202,4 +257,23 @@ const only = values.only?.split(",") ??
 for (const name of only) {
   if (!names.includes(name)) throw new Error(`--only "${name}" must be one of ${names}`);
 }
-for (const bench of BENCHES) if (only.includes(bench.name)) await bench.run();
+for (const bench of BENCHES.filter((b) => only.includes(b.name))) {
+  const output = captureOutput();
+  let result: unknown;
+  try {
+    result = await bench.run();
+  } finally {
+    output.stop();
+  }
+  if (resultsDir !== undefined) {
+    const path = await writeResult(resultsDir, {
+      name: bench.name,
+      title: bench.title,
+      command,
+      output: output.lines,
+      ratios: bench.ratios?.(result as never),
+      databaseUrl: bench.databaseUrl,
+    });
+    console.log(`bench: wrote ${path}`);
+  }
+}

@@ -39,7 +39,7 @@ export interface RatioFailure {
   message: string;
 }
 
-/** A ratio may fall by this fraction before --check fails (issue 16: 25 %). */
+/** A ratio may fall by this fraction before --check fails (25 %). */
 export const TOLERANCE = 0.25;
 
 /**

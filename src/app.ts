@@ -5,8 +5,8 @@ import {
   type ApiModule,
   checkModule,
   type Endpoint,
-  type HandlerContext,
   type Principal,
+  type PublicHandler,
 } from "./http/api_module.ts";
 import { JSON_TYPE } from "./http/media_types.ts";
 import { pathnameOf } from "./http/request_path.ts";
@@ -24,12 +24,10 @@ import { problemResponse } from "./http/problem.ts";
 import type { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf } from "./http/request_id.ts";
 import { type Params, Router } from "./http/router.ts";
+import { type Completion, RequestContext } from "./http/request_context.ts";
 import { mandatoryHeaders, setMandatoryHeaders } from "./http/mandatory_headers.ts";
 
-/**
- * Receives one finished request, for the access log (positional, so the hot path allocates no
- * record); none of it is personal data or a token.
- */
+/** Receives one finished request for the access log (positional: the hot path allocates none). */
 export type RequestObserver = (
   requestId: string,
   method: string,
@@ -40,45 +38,32 @@ export type RequestObserver = (
 
 /** Everything the HTTP handler is built from. */
 export interface AppDeps {
-  /** The features served behind the auth gate; each brings its routes, scopes and description. */
+  /** The features behind the auth gate, each with its routes, scopes and description. */
   modules: readonly ApiModule[];
   authenticate: Authenticate;
   /** Receives unexpected errors, those answered 500 (the client sees a generic message). */
   onError?: (error: unknown, requestId: string) => void;
-  /** Receives every finished request. */
   onRequest?: RequestObserver;
   metrics?: Metrics;
-  /** Per-subject rate limit; none means unlimited. */
   rateLimiter?: RateLimiter;
-  /** CORS allow-list; none means CORS is off. */
   cors?: CorsPolicy;
   /** The OpenAPI `servers` URL (PUBLIC_URL); none means the origin each request was sent to. */
   publicUrl?: string;
   /** Why /readyz answers 503 while serving (failing background work); none means ready. */
   notReady?: () => Error | undefined;
-  /**
-   * `Log-Seq` for the error answers under these paths that no handler marked (the auth gate's
-   * 401 and 403, the rate limit's 429, a 404 or 405): `seq()`, the newest applied event.
-   */
+  /** `Log-Seq` for the error answers under these paths that no handler marked (401, 403, 429…). */
   logSeq?: LogSeqRule;
 }
 
-type PublicHandler = (request: Request) => Response;
-
 /** What routing learned about a request, for the headers and the log. */
-interface Outcome {
+interface Outcome extends Completion {
   route: string;
   rateHeaders?: Record<string, string>;
-  /** The handler's answer built with every header (HandlerContext.respond). */
-  complete?: Response;
   /** The headers gathered for the handler (HandlerContext.headers), once it was dispatched. */
   headers?: Record<string, string>;
 }
 
-/**
- * Builds the request handler: the modules' route rows behind the auth gate (token, then the
- * endpoint's scope), the public routes, one error boundary and the headers every answer carries.
- */
+/** Builds the request handler: module routes behind the auth gate, public routes, one boundary. */
 export function createHandler(
   deps: AppDeps,
 ): (request: Request) => Response | Promise<Response> {
@@ -92,6 +77,7 @@ export function createHandler(
     // The API description (contract §7): assembled once from the modules' parts.
     { pathname: "/api/openapi.json", methods: { GET: openApiHandler(document, deps.publicUrl) } },
     { pathname: "/docs", methods: { GET: docsPage(document) } },
+    ...deps.modules.flatMap((module) => module.publicRoutes ?? []),
   ]);
 
   function readiness(request: Request): Response {
@@ -192,7 +178,7 @@ export function createHandler(
     outcome.headers = headers;
     return endpoint.handler(
       request,
-      new Context(request, found.params, requestId, principal, headers, outcome),
+      new RequestContext(request, found.params, requestId, principal, headers, outcome),
     );
   }
 
@@ -224,33 +210,6 @@ export function createHandler(
   }
 }
 
-/** What a handler gets besides the request; the URL is parsed only when asked for (the list). */
-class Context implements HandlerContext {
-  #url: URL | undefined;
-  #outcome: Outcome;
-  constructor(
-    readonly request: Request,
-    readonly params: Params,
-    readonly requestId: string,
-    readonly principal: Principal,
-    readonly headers: Record<string, string>,
-    outcome: Outcome,
-  ) {
-    this.#outcome = outcome;
-  }
-
-  get url(): URL {
-    return this.#url ??= new URL(this.request.url);
-  }
-
-  respond(body: BodyInit | null, status: number, own: Record<string, string>): Response {
-    const response = new Response(body, { status, headers: { ...this.headers, ...own } });
-    this.#outcome.complete = response;
-    return response;
-  }
-}
-
-/** Sets each of `wanted` that `headers` lacks. */
 function addMissing(headers: Headers, wanted: Record<string, string>): void {
   for (const name in wanted) if (!headers.has(name)) headers.set(name, wanted[name]);
 }

@@ -120,6 +120,32 @@ Deno.test("a module's path, scope, tag and schema are in the served /api/openapi
   assert.match(await docs.text(), /data-operation="get \/api\/notes\/\{id\}"/);
 });
 
+Deno.test("a module's public routes answer without a token, with the headers every answer carries, outside the API description", async () => {
+  const authenticate = createAuthenticator({ key: SECRET, algorithms: SECRET_ALGORITHMS });
+  const page: ApiModule = {
+    paths: {},
+    scopes: {},
+    routes: [],
+    publicRoutes: [{
+      pathname: "/page",
+      methods: {
+        GET: () => new Response("<p>hi</p>", { headers: { "content-type": "text/html" } }),
+      },
+    }],
+  };
+  const handler = createHandler({ modules: [notesModule(), page], authenticate });
+  const response = await handler(get("/page"));
+  assert.equal(response.status, 200);
+  assert.equal(await response.text(), "<p>hi</p>");
+  assert.equal(response.headers.get("x-content-type-options"), "nosniff");
+  assert.ok(response.headers.get("x-request-id"));
+  const post = await handler(get("/page", undefined, "POST"));
+  assert.equal(post.status, 405);
+  await post.body?.cancel();
+  const document = await (await handler(get("/api/openapi.json"))).json();
+  assert.equal(document.paths["/page"], undefined);
+});
+
 Deno.test("a cached token and a synchronous module handler answer without a promise", async () => {
   const handler = notesApp(new TokenCache<Principal>());
   const bearer = await token(NOTES_READ);

@@ -53,7 +53,7 @@ function appTest(
         clock: () => T0,
         newId: () => idAt(next++),
       });
-      await service.replay();
+      await service.snapshots.replay();
       const errors: App["errors"] = [];
       const { maxBodyBytes, ...deps } = override;
       const handler = createHandler({

@@ -23,6 +23,30 @@ const under = (folder: string, path: string) => path.startsWith(`src/${folder}/`
 const inSrc = (path: string) => path.startsWith("src/");
 const backendOf = (path: string) => /^src\/store\/([^/]+)\//.exec(path)?.[1];
 
+/**
+ * The layers of src/, ground first: a file imports only from its own layer or the ones below, so
+ * no import points up (a feature's errors into the HTTP kernel, say).
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ["domain/", "lib/"],
+  ["store/", "read_model/"],
+  ["http/"],
+  ["openapi/", "config.ts", "settings/"],
+  ["ops/"],
+  ["auth/"],
+  ["customers/", "feed/", "console/", "app.ts"],
+  ["webhooks/"],
+  ["cli/", "main.ts"],
+];
+
+/** The layer of a file of src/ (undefined for a package or a file outside src/). */
+function layerOf(path: string): number | undefined {
+  if (!inSrc(path)) return undefined;
+  const rest = path.slice("src/".length);
+  const layer = LAYERS.findIndex((parts) => parts.some((part) => rest.startsWith(part)));
+  return layer === -1 ? undefined : layer;
+}
+
 /** The rules, inner layers first. */
 const RULES: readonly Rule[] = [
   {
@@ -45,6 +69,15 @@ const RULES: readonly Rule[] = [
   {
     name: "lib/ imports nothing from the rest of src/",
     breaks: (from, to) => under("lib", from) && inSrc(to) && !under("lib", to),
+  },
+  {
+    name:
+      "no import points up a layer (domain, lib < store, read_model < http < openapi, config, settings " +
+      "< ops < auth < customers, feed, console, app < webhooks < cli, main)",
+    breaks: (from, to) => {
+      const [a, b] = [layerOf(from), layerOf(to)];
+      return a !== undefined && b !== undefined && b > a;
+    },
   },
 ];
 
@@ -96,6 +129,10 @@ Deno.test("src/ has no import cycles", () => {
 
 Deno.test("each rule reports an import that breaks it and passes one that keeps it", () => {
   const cases: [Rule, Import, Import][] = [
+    [RULES[4], { from: "src/http/problem_types.ts", to: "src/feed/feed_errors.ts" }, {
+      from: "src/feed/feed_problems.ts",
+      to: "src/http/problem_types.ts",
+    }],
     [RULES[0], { from: "src/domain/customer.ts", to: "src/http/errors.ts" }, {
       from: "src/domain/decide.ts",
       to: "src/domain/customer.ts",

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { type Config, ConfigError, loadConfig, MIN_SECRET_BYTES } from "../src/config.ts";
-import { StartupError } from "../src/ops/startup_error.ts";
+import { type Config, loadConfig, MIN_SECRET_BYTES } from "../src/config.ts";
+import { ConfigError } from "../src/settings/config_error.ts";
+import { StartupError } from "../src/lib/startup_error.ts";
 
 const SECRET_32 = "0123456789abcdef0123456789abcdef";
 
@@ -32,11 +33,10 @@ Deno.test("with nothing set, the defaults of contract §1 apply in development m
     eraseWithinSeconds: 3600,
     segmentMaxBytes: 64 * 1024 * 1024,
     logLevel: "info",
+    logFormat: "auto",
     rateLimit: undefined,
     corsOrigins: [],
-    headerTimeoutMs: 10_000,
     bodyTimeoutMs: 30_000,
-    idleTimeoutMs: 60_000,
     idempotencyMaxKeys: 100_000,
     eventRetentionMs: 30 * 86_400_000,
     maxStreams: 1000,
@@ -56,15 +56,14 @@ Deno.test("with nothing set, the defaults of contract §1 apply in development m
     maxWebhooks: 100,
     databaseUrl: undefined,
     durationsAsWritten: {
-      HEADER_TIMEOUT: "10s",
       BODY_TIMEOUT: "30s",
-      IDLE_TIMEOUT: "60s",
       EVENT_RETENTION: "30d",
       SSE_HEARTBEAT: "15s",
       STREAM_TOKEN_TTL: "60s",
       WEBHOOK_TIMEOUT: "10s",
       WEBHOOK_RETRY_SCHEDULE: "5s,5m,30m,2h,5h,10h,10h",
     },
+    console: true,
   });
 });
 
@@ -82,9 +81,7 @@ Deno.test("empty variables count as unset", () => {
     SNAPSHOT_EVERY: "",
     ERASE_WITHIN_SECONDS: "",
     SEGMENT_MAX_BYTES: "",
-    HEADER_TIMEOUT: "",
     BODY_TIMEOUT: "",
-    IDLE_TIMEOUT: "",
     IDEMPOTENCY_MAX_KEYS: "",
   };
   assert.deepEqual(load(vars), load({}));
@@ -290,11 +287,10 @@ Deno.test("a PUBLIC_URL that is not a plain http(s) URL is refused, quoting it",
   }
 });
 
-Deno.test("HEADER_TIMEOUT, BODY_TIMEOUT and IDLE_TIMEOUT read ms, s, m and h durations", () => {
-  const config = load({ HEADER_TIMEOUT: "500ms", BODY_TIMEOUT: "2m", IDLE_TIMEOUT: "1h" });
-  assert.equal(config.headerTimeoutMs, 500);
-  assert.equal(config.bodyTimeoutMs, 120_000);
-  assert.equal(config.idleTimeoutMs, 3_600_000);
+Deno.test("BODY_TIMEOUT reads ms, s, m and h durations", () => {
+  assert.equal(load({ BODY_TIMEOUT: "500ms" }).bodyTimeoutMs, 500);
+  assert.equal(load({ BODY_TIMEOUT: "2m" }).bodyTimeoutMs, 120_000);
+  assert.equal(load({ BODY_TIMEOUT: "1h" }).bodyTimeoutMs, 3_600_000);
   assert.equal(load({ BODY_TIMEOUT: "10s" }).bodyTimeoutMs, 10_000);
 });
 
@@ -403,4 +399,10 @@ Deno.test("DATABASE_URL must be a postgres URL, and a refusal never quotes its p
     assert.match(error.message, /^DATABASE_URL must be a postgres:\/\//);
     return true;
   });
+});
+
+Deno.test("CONSOLE is on or off, and anything else is refused, quoting it", () => {
+  assert.equal(load({ CONSOLE: "off" }).console, false);
+  assert.equal(load({ CONSOLE: "on" }).console, true);
+  assertConfigError({ CONSOLE: "no" }, 'CONSOLE "no" must be on or off');
 });

@@ -10,7 +10,6 @@ import type { TokenCache } from "./token_cache.ts";
 
 /** How tokens are verified. */
 export interface AuthOptions {
-  /** The HS256 shared secret, or a key-set resolver. */
   key: Uint8Array | JWTVerifyGetKey;
   /** The algorithms allowed for that key (see key_sources.ts). */
   algorithms: string[];
@@ -28,17 +27,12 @@ export const MAX_TOKEN_BYTES = 8192;
 const CLOCK_TOLERANCE_SECONDS = 30;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-/**
- * Builds the bearer-token check of contract §2 (allow-listed algorithms, exp required, iss/aud).
- * A token in the cache is answered synchronously, so the common request awaits nothing.
- */
+/** Builds the bearer-token check of contract §2; a cached token is answered synchronously. */
 export function createAuthenticator(options: AuthOptions): Authenticate {
   const cache = options.cache;
   return (request) => {
     const header = request.headers.get("authorization");
-    // The common request: `Bearer ` and a token verified before. Only a token that passed
-    // bearerToken's syntax check is ever cached, so finding it makes that check (a regular
-    // expression over the whole token) needless.
+    // A cached token passed bearerToken's syntax check before, so that regex is skipped.
     if (cache !== undefined && header !== null && header.startsWith("Bearer ")) {
       const known = cache.get(header.slice(7));
       if (known !== undefined) return known;

@@ -25,10 +25,7 @@ const KEY_TYPES: Record<string, string[]> = {
   OKP: ["EdDSA", "Ed25519"],
 };
 
-/**
- * The public signing keys of a JWKS this service can use: RSA, EC P-256 or Ed25519, no private
- * parts, `use` absent or "sig", `alg` absent or allowed. Throws UnusableKeySetError if none.
- */
+/** The public signing keys of a JWKS this service can use; throws UnusableKeySetError if none. */
 export function usableKeys(jwks: unknown, source: string): JSONWebKeySet {
   if (typeof jwks !== "object" || jwks === null || !Array.isArray((jwks as JSONWebKeySet).keys)) {
     throw new UnusableKeySetError(source, 'it is not a JSON object with a "keys" array');
@@ -49,7 +46,6 @@ export function usableKeys(jwks: unknown, source: string): JSONWebKeySet {
   return { keys };
 }
 
-/** Options of a remote key set. */
 export interface RemoteKeySetOptions {
   /** The least time between two fetches, so unknown `kid`s cannot make us hammer the IdP. */
   cooldownMs?: number;
@@ -61,11 +57,7 @@ export interface RemoteKeySetOptions {
   warn?: (message: string, fields: Record<string, unknown>) => void;
 }
 
-/**
- * A remote JWKS, cached: fetched when first needed, when stale, or when a token names an
- * unknown `kid` — at most once per cooldown. A failed fetch keeps the old keys; with no keys
- * at all the request answers 503 (KeySetUnavailableError).
- */
+/** A remote JWKS, cached: fetched at most once per cooldown, keeping the old keys on failure. */
 export class RemoteKeySet {
   /** Fetches made so far; tests read it to prove the cooldown. */
   fetches = 0;
@@ -90,7 +82,6 @@ export class RemoteKeySet {
     this.#warn = options.warn ?? (() => {});
   }
 
-  /** The key resolver for jose's jwtVerify. */
   readonly getKey: JWTVerifyGetKey = async (header, token) => {
     const now = this.#clock();
     if (this.#keys === undefined || now - this.#fetchedAt > this.#maxAgeMs) {

@@ -5,11 +5,7 @@ interface Entry<T> {
   until: number;
 }
 
-/**
- * Remembers verified tokens so the common case costs a map lookup instead of a signature check.
- * Bounded in size (the oldest entry goes first); an entry never outlives the token's `exp`
- * nor `maxAgeMs`.
- */
+/** Remembers verified tokens (a map lookup, not a signature check), bounded, never past `exp`. */
 export class TokenCache<T> {
   #entries = new Map<string, Entry<T>>();
   #maxEntries: number;
@@ -22,7 +18,6 @@ export class TokenCache<T> {
     this.#clock = clock;
   }
 
-  /** The cached result for a token, unless it has expired. */
   get(token: string): T | undefined {
     const entry = this.#entries.get(token);
     if (entry === undefined) return undefined;

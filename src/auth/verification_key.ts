@@ -1,6 +1,7 @@
 import type { JSONWebKeySet, JWTVerifyGetKey } from "jose";
 import { createLocalJWKSet } from "jose";
-import { type Config, ConfigError } from "../config.ts";
+import type { Config } from "../config.ts";
+import { ConfigError } from "../settings/config_error.ts";
 import { loadOrCreateDevSecret } from "./dev_secret.ts";
 import { DEV_SECRET_FILE } from "../store/jsonl/data_dir_layout.ts";
 import { READ_SCOPE, WEBHOOKS_SCOPE, WRITE_SCOPE } from "./scopes.ts";
@@ -8,14 +9,10 @@ import { KEY_SET_ALGORITHMS, RemoteKeySet, SECRET_ALGORITHMS, usableKeys } from 
 import type { Logger } from "../ops/log.ts";
 import { mintToken } from "./token_mint.ts";
 
-/** The verification key and its allowed algorithms. */
 export interface VerificationKey {
   key: Uint8Array | JWTVerifyGetKey;
-  /**
-   * Development mode only: prints the ready token and a curl example; `target` is what follows
-   * curl's options to reach the customers collection (a URL, or `--unix-socket` and a URL).
-   */
-  announce?: (target: string) => void;
+  /** Development mode only: prints the ready token, a curl example and a console sign-in link. */
+  announce?: (target: string, consoleUrl?: string) => void;
   algorithms: string[];
 }
 
@@ -70,7 +67,7 @@ export async function verificationKey(config: Config, log: Logger): Promise<Veri
 async function devModeSecret(
   config: Config,
   log: Logger,
-): Promise<{ key: Uint8Array; announce: (target: string) => void }> {
+): Promise<{ key: Uint8Array; announce: (target: string, consoleUrl?: string) => void }> {
   const { secret, created } = await loadOrCreateDevSecret(config.dataDir);
   const scope = `${READ_SCOPE} ${WRITE_SCOPE} ${WEBHOOKS_SCOPE}`;
   const token = await mintToken(
@@ -87,13 +84,15 @@ async function devModeSecret(
     dev_secret: `${config.dataDir}/${DEV_SECRET_FILE}`,
     created,
   });
-  const announce = (target: string) =>
+  const announce = (target: string, consoleUrl?: string) =>
     console.error(
       [
         "WARNING: development mode. Tokens are signed with a generated secret in DATA_DIR/dev-secret.",
         "Do not run like this in production: set JWT_SECRET, JWKS_FILE or JWKS_URL.",
         `A token with every scope (${scope}), valid for 24 h:\n${token}`,
         `Try: curl -H "Authorization: Bearer ${token}" ${target}`,
+        // The token is in the fragment, which the browser keeps to itself.
+        ...consoleUrl === undefined ? [] : [`Console (signs in): ${consoleUrl}#token=${token}`],
       ].join("\n"),
     );
   return { key: secret, announce };

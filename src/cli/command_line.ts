@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { EXIT_USAGE } from "../ops/startup_error.ts";
+import { EXIT_USAGE } from "../lib/startup_error.ts";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -8,10 +8,7 @@ export type CommandLine<T> =
   | { kind: "run"; values: T }
   | { kind: "exit"; code: number; stdout?: string; stderr?: string };
 
-/**
- * Parses `args` against `options` plus `-h/--help`: `--help` means print `usage` and exit 0, an
- * unknown option or a stray argument means print the reason and `usage` to stderr and exit 2.
- */
+/** Parses `args` against `options` and `-h/--help`; an unknown option or stray argument exits 2. */
 export function parseCommandLine<T extends Record<string, unknown>>(
   args: readonly string[],
   usage: string,

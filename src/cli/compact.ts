@@ -24,7 +24,7 @@ async function compact(dataDir: string, idempotencyMaxKeys: number): Promise<voi
     idempotencyMaxKeys,
   });
   // The policy's thresholds do not matter here: this run compacts once, now.
-  const persistence = new CompactionPolicy(store, service, log, {
+  const persistence = new CompactionPolicy(store, service.snapshots, log, {
     snapshotEvery: Number.MAX_SAFE_INTEGER,
     eraseWithinMs: 0,
   });

@@ -1,10 +1,7 @@
-/**
- * `deno task compile`: builds the standalone binary with the permission flags its configuration
- * needs baked in, e.g. `DATA_DIR=/var/lib/customer-api deno task compile`. DENORT_BIN, when set,
- * reaches `deno compile` through the environment, so no runtime is downloaded.
- */
+/** `deno task compile`: the standalone binary, its configuration's permission flags baked in. */
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig } from "../config.ts";
+import { loadConfig } from "../config.ts";
+import { ConfigError } from "../settings/config_error.ts";
 import { PermissionPathError } from "../ops/permissions.ts";
 import { compileArgs } from "./server_command.ts";
 

@@ -9,10 +9,7 @@ export class NoEventLogError extends Error {
   }
 }
 
-/**
- * Checks, without creating anything, that DATA_DIR exists and holds at least one log segment;
- * throws NoEventLogError otherwise, so `verify` and `compact` never act on a mistyped path.
- */
+/** Checks that DATA_DIR holds a log segment, so `verify` and `compact` never act on a typo. */
 export async function requireEventLog(dataDir: string): Promise<void> {
   const kind = async (path: string) => {
     try {

@@ -1,8 +1,4 @@
-/**
- * What `deno task migrate` compares between the source and the copy: counts, seqs, and SHA-256
- * digests over every event in seq order (all its fields, data as stored), over the state (the
- * snapshot records, sorted) and over the webhook endpoints and their deliveries logs.
- */
+/** What `deno task migrate` compares: counts, seqs, SHA-256 of events, state and webhooks. */
 import { createHash } from "node:crypto";
 import { eventPages, firstSeqOf, type MigrationLog } from "./migration_log.ts";
 import type { WebhookEndpoint } from "../store/webhook_store.ts";
@@ -37,7 +33,7 @@ export async function digestOf(log: MigrationLog): Promise<LogDigest> {
     count += page.length;
     lastEventSeq = page[page.length - 1].seq;
   }
-  const records = [...log.service.records()].sort();
+  const records = [...log.service.snapshots.records()].sort();
   const state = createHash("sha256");
   for (const record of records) state.update(`${record}\n`);
   const endpoints = log.webhooks?.list() ?? [];

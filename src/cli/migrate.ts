@@ -1,17 +1,13 @@
-/**
- * `deno task migrate --to postgres|jsonl`: checks the command line and the settings, then runs the
- * copy (migrate_copy.ts) under the narrowest permissions it needs (src/ops/permissions.ts): read
- * and write on DATA_DIR, the network to the database's host and port, four variables.
- */
+/** `deno task migrate --to postgres|jsonl`: checks its input, then runs the copy narrowly. */
 import { fileURLToPath } from "node:url";
+import { ConfigError } from "../settings/config_error.ts";
 import {
-  ConfigError,
   databaseUrlSetting,
   dataDirSetting,
   idempotencyMaxKeysSetting,
   segmentMaxBytesSetting,
 } from "../config.ts";
-import { EXIT_USAGE } from "../ops/startup_error.ts";
+import { EXIT_USAGE } from "../lib/startup_error.ts";
 import { migratePermissionFlags, PermissionPathError } from "../ops/permissions.ts";
 import { exitWith, parseCommandLine } from "./command_line.ts";
 import { MIGRATE_USAGE } from "./usage.ts";

@@ -1,9 +1,4 @@
-/**
- * The copy of `deno task migrate --to postgres|jsonl`, run by migrate.ts under narrow permissions
- * with the direction as its one argument: copies the log of stopped servers between DATA_DIR
- * and the database in DATABASE_URL, into an empty target, then reads the copy back as a starting
- * server would and compares it with the source (digests in log_digest.ts).
- */
+/** `deno task migrate`'s copy: into an empty target, then read back and compared by digest. */
 import {
   databaseUrlSetting,
   dataDirSetting,
@@ -45,7 +40,6 @@ async function copyWebhooks(from: WebhookStore, to: WebhookStore): Promise<numbe
   return endpoints.length;
 }
 
-/** JSONL → PostgreSQL. */
 async function toPostgres(settings: Settings): Promise<MigrationLog> {
   await requireEventLog(settings.dataDir);
   const target = await PostgresEventStore.open(settings.databaseUrl, { maxConnections: 1 });
@@ -59,8 +53,8 @@ async function toPostgres(settings: Settings): Promise<MigrationLog> {
         firstSeq: sourceDigest.firstSeq,
         lastSeq: source.head,
         customers: source.projection.all().map((record) => customerFacts(record.json)),
-        records: source.service.records(),
-        idOf: (record) => source.service.idOf(record),
+        records: source.service.snapshots.records(),
+        idOf: (record) => source.service.snapshots.idOf(record),
         webhooks: source.webhooks,
       });
       console.log(
@@ -79,7 +73,6 @@ async function toPostgres(settings: Settings): Promise<MigrationLog> {
   }
 }
 
-/** PostgreSQL → JSONL. */
 async function toJsonl(settings: Settings): Promise<MigrationLog> {
   await jsonlImport.requireEmptyDataDir(settings.dataDir);
   const source = await openPostgresLog(settings.databaseUrl, settings.idempotencyMaxKeys);
@@ -89,7 +82,7 @@ async function toJsonl(settings: Settings): Promise<MigrationLog> {
       events: eventPages(source.store, sourceDigest.firstSeq, source.head),
       firstSeq: sourceDigest.firstSeq,
       lastSeq: source.head,
-      records: source.service.records(),
+      records: source.service.snapshots.records(),
     }, settings.segmentMaxBytes);
     let endpoints = 0;
     if (source.webhooks !== undefined) {

@@ -1,7 +1,4 @@
-/**
- * One side of `deno task migrate`: a log opened as a stopped server would open it, its state
- * recovered into a CustomerService (snapshot and replay), read-only from here on.
- */
+/** One side of `deno task migrate`: a log opened as a stopped server would, its state recovered. */
 import { monotonicUlid } from "../lib/monotonic_ulid.ts";
 import { createLogger } from "../ops/log.ts";
 import { CustomerProjection } from "../read_model/projection.ts";
@@ -16,16 +13,14 @@ import { PostgresEventStore } from "../store/postgres/postgres_event_store.ts";
 import { PostgresMaintenance } from "../store/postgres/postgres_maintenance.ts";
 import { PostgresWebhookStore } from "../store/postgres/postgres_webhook_store.ts";
 
-/** An opened log and the state recovered from it. */
 export interface MigrationLog {
   /** What it is, for messages: DATA_DIR's path or "the database". */
   name: string;
   store: EventStore;
   service: CustomerService;
   projection: CustomerProjection;
-  /** The seq the recovered state is at: events after it are not copied. */
   head: number;
-  /** Webhook endpoints, where this backend keeps them (undefined: it has no webhook store). */
+  /** Webhook endpoints, where this backend keeps them. */
   webhooks: WebhookStore | undefined;
   close(): Promise<void>;
 }
@@ -51,7 +46,7 @@ export async function openJsonlLog(
   const store = await JsonlEventStore.open(dataDir, { warn: (m, f) => log.warn(m, f) });
   const { projection, service } = serviceOver(store, idempotencyMaxKeys);
   // Recovery only: the thresholds never start a compaction.
-  const policy = new CompactionPolicy(store, service, log, {
+  const policy = new CompactionPolicy(store, service.snapshots, log, {
     snapshotEvery: Number.MAX_SAFE_INTEGER,
     eraseWithinMs: Number.MAX_SAFE_INTEGER,
   });
@@ -78,7 +73,7 @@ export async function openPostgresLog(
 ): Promise<MigrationLog> {
   const store = await PostgresEventStore.open(url, { maxConnections: 2 });
   const { projection, service } = serviceOver(store, idempotencyMaxKeys);
-  await new PostgresMaintenance(store, service).recover();
+  await new PostgresMaintenance(store, service.snapshots).recover();
   const webhooks = await PostgresWebhookStore.open(url, { holder: "migrate" }).catch(
     async (error) => {
       await store.close();

@@ -6,7 +6,6 @@ import { serverPermissionFlags } from "../ops/permissions.ts";
 /** The server's entry point, absolute, so the command works from any working directory. */
 export const MAIN_MODULE = fileURLToPath(new URL("../main.ts", import.meta.url));
 
-/** Launcher options passed on to `deno run`. */
 export interface RunOptions {
   /** Restart the server when a source file changes (`deno task dev`). */
   watch?: boolean;
@@ -29,7 +28,6 @@ export function runArgs(
   ];
 }
 
-/** `deno compile` options of `deno task compile`. */
 export interface CompileOptions {
   /** Where the binary goes; relative to the working directory. */
   output: string;

@@ -1,16 +1,12 @@
-/**
- * `deno task start` and `deno task dev`: reads the configuration, derives the server's permission
- * flags from it (src/ops/permissions.ts) and runs the server under exactly those, passing signals
- * on and exiting with the server's exit code.
- */
-import { ConfigError, loadConfig } from "../config.ts";
+/** `deno task start` and `dev`: runs the server under the permission flags its config needs. */
+import { loadConfig } from "../config.ts";
+import { ConfigError } from "../settings/config_error.ts";
 import { LAUNCHER_ENV_VAR, PermissionPathError } from "../ops/permissions.ts";
 import { exitWith, parseCommandLine } from "./command_line.ts";
 import { SERVER_USAGE } from "./usage.ts";
 import { runArgs } from "./server_command.ts";
 import { RAISE_OPEN_FILES_SCRIPT } from "../ops/open_file_limit.ts";
 
-/** EX_CONFIG: the configuration is wrong. */
 const EXIT_CONFIG = 78;
 /** The signals an operator or supervisor sends to stop or reload; each goes to the server. */
 const FORWARDED: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from "../config.ts";
+import { loadConfig } from "../config.ts";
+import { ConfigError } from "../settings/config_error.ts";
 import { readDevSecret } from "../auth/dev_secret.ts";
 import { READ_SCOPE, WEBHOOKS_SCOPE, WRITE_SCOPE } from "../auth/scopes.ts";
 import { mintToken, parseTtl } from "../auth/token_mint.ts";

@@ -32,12 +32,11 @@ Environment:
   ERASE_WITHIN_SECONDS   Erase a deleted customer's data from disk within this time (default 3600)
   SEGMENT_MAX_BYTES      Start a new log segment at this size (default 67108864)
   LOG_LEVEL              debug, info, warn or error (default info)
+  LOG_FORMAT             auto (text on a terminal, else JSON lines), json or text
   RATE_LIMIT             Requests per caller, e.g. 100/s, 6000/m (default off)
   RATE_LIMIT_BURST       Burst size of RATE_LIMIT (default: its limit)
   CORS_ORIGINS           Comma-separated origins allowed by CORS (default: CORS off)
   BODY_TIMEOUT           A request body must arrive within this time, else 408 (default 30s)
-  HEADER_TIMEOUT         Request head deadline for the proxy in front (default 10s)
-  IDLE_TIMEOUT           Idle keep-alive deadline for the proxy in front (default 60s)
   IDEMPOTENCY_MAX_KEYS   Most Idempotency-Key results remembered (default 100000)
   EVENT_RETENTION        How long the change feed keeps events (default 30d)
   MAX_STREAMS            Most Server-Sent Events streams at once (default 1000)
@@ -48,6 +47,7 @@ Environment:
   WEBHOOK_ALLOW_PRIVATE  1 allows webhook URLs on private addresses and http (default 0)
   MAX_WEBHOOKS           Most webhook endpoints (default 100)
   DATABASE_URL           PostgreSQL URL: use PostgreSQL instead of DATA_DIR (many replicas)
+  CONSOLE                off turns the browser console at /console off (default on)
   Set none of JWT_SECRET, JWKS_FILE and JWKS_URL for development mode (a generated secret).
 
 Exit codes: 0 stopped by a signal, 2 bad option, 74 I/O error, 78 bad setting.`;

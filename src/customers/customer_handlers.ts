@@ -2,7 +2,8 @@ import { isUlid } from "../domain/customer.ts";
 import { customerText } from "../read_model/customer_text.ts";
 import type { CustomerRecord } from "../read_model/projection.ts";
 import { CustomerNotFoundError } from "../domain/errors.ts";
-import type { CustomerService, WriteContext } from "./customer_service.ts";
+import type { CustomerService } from "./customer_service.ts";
+import type { Committed, WriteContext } from "./write_context.ts";
 import type { HandlerContext } from "../http/api_module.ts";
 import { JSON_TYPE } from "../http/media_types.ts";
 import { DEFAULT_BODY_TIMEOUT_MS, readJsonBody } from "../http/body.ts";
@@ -60,12 +61,11 @@ export function customerHandlers(
         throw new BadRequestError("Idempotency-Key must be 1 to 255 printable ASCII characters");
       }
       const body = await readJsonBody(request, JSON_BODY, maxBodyBytes, bodyTimeoutMs);
-      const write = writeContext(context);
-      const { customer, replayed } = await service.create(body, write, key);
-      const own = customerHeaders(customer.version, write);
-      own.location = `/api/customers/${customer.id}`;
-      if (replayed) own["idempotent-replayed"] = "true";
-      return context.respond(write.committedText ?? customerText(customer), 201, own);
+      const committed = await service.create(body, writeContext(context), key);
+      const own = customerHeaders(committed);
+      own.location = `/api/customers/${committed.customer.id}`;
+      if (committed.replayed) own["idempotent-replayed"] = "true";
+      return context.respond(answerText(committed), 201, own);
     },
 
     read(request: Request, context: HandlerContext): Response {
@@ -81,24 +81,21 @@ export function customerHandlers(
 
     async replace(request: Request, context: HandlerContext): Promise<Response> {
       const { id, body, expected, write } = await readChange(request, context, JSON_BODY);
-      const customer = await service.replace(id, body, expected, write);
-      const text = write.committedText ?? customerText(customer);
-      return context.respond(text, 200, customerHeaders(customer.version, write));
+      const committed = await service.replace(id, body, expected, write);
+      return context.respond(answerText(committed), 200, customerHeaders(committed));
     },
 
     async patch(request: Request, context: HandlerContext): Promise<Response> {
       const { id, body, expected, write } = await readChange(request, context, PATCH_BODY);
-      const customer = await service.patch(id, body, expected, write);
-      const text = write.committedText ?? customerText(customer);
-      return context.respond(text, 200, customerHeaders(customer.version, write));
+      const committed = await service.patch(id, body, expected, write);
+      return context.respond(answerText(committed), 200, customerHeaders(committed));
     },
 
     async remove(request: Request, context: HandlerContext): Promise<Response> {
       const id = live(service, context.params.id).id;
       const expected = parseIfMatch(request.headers.get("if-match"));
-      const write = writeContext(context);
-      await service.delete(id, expected, write);
-      return context.respond(null, 204, { "log-seq": String(write.committedSeq) });
+      const { seq } = await service.delete(id, expected, writeContext(context));
+      return context.respond(null, 204, { "log-seq": String(seq) });
     },
   };
 }
@@ -130,8 +127,11 @@ function live(service: CustomerService, id: string | undefined): CustomerRecord 
  * answer is built with every header at once (context.respond): setting one on a built Response
  * makes Deno validate it and drop the native answer it had prepared.
  */
-function customerHeaders(version: number, write: WriteContext): Record<string, string> {
-  const headers: Record<string, string> = { "content-type": JSON_TYPE, etag: etag(version) };
-  if (write.committedSeq !== undefined) headers["log-seq"] = String(write.committedSeq);
-  return headers;
+function customerHeaders({ customer, seq }: Committed): Record<string, string> {
+  return { "content-type": JSON_TYPE, etag: etag(customer.version), "log-seq": String(seq) };
+}
+
+/** The answer's body: the text made with the log line, else (nothing written) the durable customer. */
+function answerText({ customer, text }: Committed): string {
+  return text ?? customerText(customer);
 }

@@ -1,3 +1,4 @@
+import "./customer_problems.ts";
 import { READ_SCOPE, WRITE_SCOPE } from "../auth/scopes.ts";
 import type { ApiDescription } from "../http/api_module.ts";
 import type { ProblemSlug } from "../http/problem_types.ts";
@@ -11,6 +12,8 @@ import {
   WRITE_PROBLEMS,
 } from "../openapi/openapi_operation.ts";
 import { headersOf } from "../openapi/openapi_responses.ts";
+import { LIMITS } from "../domain/validation.ts";
+import { CUSTOMER_SCHEMAS } from "./customer_schemas.ts";
 
 const customerOk = (description: string, status = "200") => ({
   [status]: { description, headers: headersOf(["ETag"]), content: json("Customer") },
@@ -26,8 +29,38 @@ const CHANGE_PROBLEMS: ProblemSlug[] = [
   "write-contended",
 ];
 
+const EMPTY_FILTER = "Empty (`?email=&q=`, as an HTML form sends an empty field) or absent " +
+  "means no filter; a value whose percent-encoding is not UTF-8 answers 400.";
+
+/** The customer module's own parameters: the list's filters and the create's key. */
+const CUSTOMER_PARAMETERS: Record<string, unknown> = {
+  email: {
+    name: "email",
+    in: "query",
+    required: false,
+    description: "Only the customer with this email (exact, case-insensitive). Longer than " +
+      `${LIMITS.emailMax} characters answers 400. ${EMPTY_FILTER}`,
+    schema: { type: "string", maxLength: LIMITS.emailMax },
+  },
+  q: {
+    name: "q",
+    in: "query",
+    required: false,
+    description: `Case-insensitive substring of name or email. ${EMPTY_FILTER}`,
+    schema: { type: "string" },
+  },
+  "Idempotency-Key": {
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    description: "1 to 255 printable ASCII characters, scoped to the token's `sub`; kept 24 h.",
+    schema: { type: "string", pattern: "^[ -~]{1,255}$" },
+  },
+};
+
 /** The customer module's part of the OpenAPI document: its paths, scopes and tag. */
 export const CUSTOMER_API: ApiDescription = {
+  components: { schemas: CUSTOMER_SCHEMAS, parameters: CUSTOMER_PARAMETERS },
   tags: [{ name: "customers", description: "The customer resource (contract §3, §4)." }],
   scopes: {
     [READ_SCOPE]: "allows GET and HEAD",

@@ -2,10 +2,10 @@ import { isUlid } from "../domain/customer.ts";
 import type { ListQuery } from "../read_model/projection.ts";
 import { BadRequestError } from "../http/errors.ts";
 import { LIMITS } from "../domain/validation.ts";
-
-/** Default and maximum page sizes (contract §4). */
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
+import {
+  DEFAULT_PAGE_LIMIT as DEFAULT_LIMIT,
+  MAX_PAGE_LIMIT as MAX_LIMIT,
+} from "../http/paging.ts";
 
 const KNOWN = new Set(["limit", "cursor", "email", "q"]);
 

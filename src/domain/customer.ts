@@ -54,7 +54,7 @@ export function emailKey(email: string): string {
   return email.toLowerCase();
 }
 
-/** True when the string is a well-formed ULID (26 Crockford base32 characters, upper case). */
+/** True when the string is a well-formed ULID. */
 export function isUlid(value: string): boolean {
   return value.length === 26 && ULID.test(value);
 }

@@ -18,7 +18,6 @@ import { READ_ONLY_FIELDS } from "./customer.ts";
 
 /** What decide needs to know about the current state. */
 export interface CustomerState {
-  /** The live customer with this id, if any. */
   get(id: string): Customer | undefined;
   /** The id of the live customer using this email key (see emailKey), if any. */
   emailOwner(key: string): string | undefined;
@@ -28,7 +27,6 @@ export interface CustomerState {
 export interface DecideContext {
   /** The current time as an RFC 3339 UTC timestamp with milliseconds. */
   now(): string;
-  /** A new, never used ULID. */
   newId(): string;
 }
 
@@ -38,10 +36,7 @@ export function decide(
   state: CustomerState,
   context: DecideContext,
 ): CustomerEvent;
-/**
- * Decides which event a command causes, or throws the domain error that forbids it; undefined
- * when a replace or patch changes nothing (no event, the version stays).
- */
+/** Decides which event a command causes, or throws; undefined when it changes nothing. */
 export function decide(
   command: CustomerCommand,
   state: CustomerState,
@@ -86,9 +81,8 @@ export function decide(
 }
 
 /**
- * The customer after a merge patch. The patch's own fields must follow the rules (so an unknown
- * field or a bad value is refused even when `null` makes it a no-op), then so must the result;
- * every distinct violation of both is reported at once.
+ * The customer after a merge patch: the patch's own fields must follow the rules (even where a
+ * `null` makes them a no-op), then so must the result; all violations are reported at once.
  */
 function parsePatched(current: Customer, patch: Record<string, unknown>): CustomerInput {
   const violations = mergePatchViolations(patch);
@@ -134,10 +128,7 @@ function updated(
   return { type: "customer.updated", id: current.id, version, time, data };
 }
 
-/**
- * A customer from its input, members in the canonical order (customer_text.ts) and spelled out:
- * a spread of the input copied it through the engine's slow generic path on every write.
- */
+/** A customer from its input in canonical member order, spelled out (a spread copies slowly). */
 function customer(
   id: string,
   input: CustomerInput,

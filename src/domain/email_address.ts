@@ -15,12 +15,7 @@ for (let code = 0x41; code <= 0x5a; code++) {
   CLASSES[code + 0x20] |= ATEXT | LABEL | LETTER;
 }
 
-/**
- * True when the string is a plausible email address: an ASCII dot-atom local part of at most 64
- * characters, `@`, then a DNS domain of at least two labels (1 to 63 letters, digits or inner
- * hyphens each, 253 characters in all) whose last label is 2 to 63 letters or an `xn--` name.
- * A scan of character codes: no regular expression, no split.
- */
+/** True for a plausible address: ASCII dot-atom local part, `@`, a DNS domain of 2+ labels. */
 export function isValidEmail(email: string): boolean {
   if (email.length > EMAIL_MAX) return false;
   const at = email.lastIndexOf("@");

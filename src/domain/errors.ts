@@ -6,7 +6,6 @@ export interface Violation {
 
 /** A request body breaks one or more field rules. */
 export class ValidationError extends Error {
-  /** Every rule the body breaks, in document order. */
   readonly violations: Violation[];
   constructor(violations: Violation[]) {
     super(`The customer is invalid in ${violations.length} place(s)`);

@@ -1,9 +1,6 @@
 import { isPlainObject } from "./validation.ts";
 
-/**
- * Applies a JSON Merge Patch (RFC 7396) to a JSON value and returns the result.
- * Neither argument is modified.
- */
+/** Applies a JSON Merge Patch (RFC 7396) to a JSON value, modifying neither. */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return patch;
   const result: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};

@@ -1,7 +1,6 @@
 /**
- * The character rules of text fields, as regular-expression class bodies: the validator compiles
- * them and the OpenAPI schemas quote the same text, so both refuse exactly the same strings.
- * They use only `\uXXXX` escapes and ranges, which every JSON Schema regex dialect reads.
+ * The character rules of text fields as regex class bodies, shared by the validator and the
+ * OpenAPI schemas; `\uXXXX` escapes and ranges only, which every JSON Schema dialect reads.
  */
 
 /** C0 and C1 control characters (Unicode category Cc). */
@@ -14,12 +13,7 @@ export const SURROGATES = "\\ud800-\\udfff";
 export const TRIMMED_CHARS =
   "\\u0009-\\u000d \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff";
 
-/**
- * Characters that show nothing on their own, in the Basic Multilingual Plane: white space,
- * controls, format characters (Cf) and default-ignorable code points (zero-width space, Hangul
- * fillers, variation selectors…). tests/domain/text_rules_test.ts derives this list from the
- * runtime's Unicode tables.
- */
+/** Characters that show nothing on their own, in the BMP; text_rules_test.ts derives the list. */
 export const INVISIBLE_CHARS = "\\u0000-\\u0020\\u007f-\\u00a0\\u00ad\\u034f\\u0600-\\u0605" +
   "\\u061c\\u06dd\\u070f\\u0890\\u0891\\u08e2\\u115f\\u1160\\u1680\\u17b4\\u17b5\\u180b-\\u180f" +
   "\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f\\u3000\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0" +
@@ -32,11 +26,7 @@ export function hasLoneSurrogate(value: string): boolean {
   return !value.isWellFormed();
 }
 
-/**
- * True when the string holds a C0 or C1 control character (tab and line breaks included). A scan
- * of UTF-16 units, as CONTROL_CHARS reads: its ranges are all below the surrogates, so a unit
- * matches exactly when its code point does. The Unicode-aware pattern cost more per name.
- */
+/** True when the string holds a C0 or C1 control character; a unit scan beats the pattern. */
 export function hasControlChar(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
@@ -45,11 +35,7 @@ export function hasControlChar(value: string): boolean {
   return false;
 }
 
-/**
- * True when at least one character of the string shows something. Printable ASCII (`!` to `~`)
- * is visible and lies in no range of INVISIBLE_CHARS: finding one answers without the pattern,
- * which the other strings still go through.
- */
+/** True when a character shows something; printable ASCII answers without the pattern. */
 export function hasVisibleChar(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
@@ -60,7 +46,6 @@ export function hasVisibleChar(value: string): boolean {
 
 /** True when the string has more than `max` code points; counts them only when it may. */
 export function longerThan(value: string, max: number): boolean {
-  // A string has at most as many code points as UTF-16 units.
   return value.length > max && codePoints(value) > max;
 }
 

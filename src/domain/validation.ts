@@ -26,10 +26,7 @@ const ADDRESS_FIELD_SET: ReadonlySet<string> = new Set(ADDRESS_FIELDS);
 const LONE_SURROGATE = "must not contain a lone surrogate (an unpaired \\ud800-\\udfff escape)";
 const CONTROL = "must not contain control characters (U+0000-U+001F, U+007F-U+009F)";
 
-/**
- * Checks a request body against every rule of contract §3 and returns the normalised input.
- * Throws one ValidationError listing every violation found.
- */
+/** Checks a body against every rule of contract §3; throws one ValidationError listing them all. */
 export function parseCustomerInput(body: unknown): CustomerInput {
   if (!isPlainObject(body)) {
     throw new ValidationError([{ pointer: "", detail: "must be a JSON object" }]);
@@ -45,10 +42,7 @@ export function parseCustomerInput(body: unknown): CustomerInput {
   return { name: name!, email: email!, phone, address, metadata };
 }
 
-/**
- * What is wrong with the fields a merge patch sets, by the same rules; `null` may remove any
- * field but `name` and `email`, and any metadata key. The merged result is checked on its own.
- */
+/** What is wrong with a merge patch's fields; `null` may remove any but `name` and `email`. */
 export function mergePatchViolations(patch: Record<string, unknown>): Violation[] {
   const violations: Violation[] = [];
   unknownFields(patch, violations);
@@ -119,10 +113,7 @@ function parsePhone(value: unknown, violations: Violation[]): string | null {
   return value;
 }
 
-/**
- * True for `+` then 2 to 15 ASCII digits (E.164 as contract §3 checks it): a scan, where a
- * regular expression was a measurable share of parsing a body.
- */
+/** True for `+` then 2 to 15 ASCII digits (E.164, contract §3); a scan beats a regex. */
 export function isE164(value: string): boolean {
   if (value.length < 3 || value.length > 16 || value.charCodeAt(0) !== 0x2b) return false;
   for (let i = 1; i < value.length; i++) {

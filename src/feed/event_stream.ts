@@ -18,25 +18,18 @@ export interface StreamOptions {
 
 const encoder = new TextEncoder();
 
-/**
- * Where a stream is: read up to `position` (while `atHead`, where it joined the head reader,
- * which hands it everything up to `head`), sent up to `sent`.
- */
+/** Where a stream is: read (or handed by the head reader) up to `position`, sent up to `sent`. */
 interface Cursor {
   position: number;
   sent: number;
   atHead?: HeadSubscriber;
 }
 
-/** Chunks (each one page of at most PAGE events) queued per stream before the log is read again. */
+/** Chunks (pages of at most PAGE events) queued per stream before the log is read again. */
 const BUFFER_CHUNKS = 16;
 const PAGE = 100;
 
-/**
- * The open Server-Sent Events streams. Each is pulled: the log is read only when the consumer
- * has room, so a slow one holds at most BUFFER_CHUNKS pages; one stalled for `stalledBeats`
- * heartbeats is closed (it resumes with Last-Event-ID).
- */
+/** The open SSE streams, each pulled: the log is read only when its consumer has room. */
 export class EventStreams {
   #open = new Set<AbortController>();
   #store: EventStore;
@@ -51,7 +44,6 @@ export class EventStreams {
     this.#fanOut = new HeadFanOut(store, reader);
   }
 
-  /** How many streams are open. */
   get size(): number {
     return this.#open.size;
   }
@@ -62,15 +54,11 @@ export class EventStreams {
     for (const stream of this.#open) stream.abort();
   }
 
-  /** The position a stream has read up to, or been handed up to by the head reader. */
   #position(cursor: Cursor): number {
     return cursor.atHead === undefined ? cursor.position : this.#fanOut.positionOf(cursor.atHead);
   }
 
-  /**
-   * Subscribes a caught-up stream to the head reader; resolves true once it leaves again (no
-   * room, or closed), false at once when it is behind the head reader.
-   */
+  /** Subscribes a caught-up stream to the head reader: true once it leaves, false if behind. */
   #atHead(
     request: PageRequest,
     controller: ReadableStreamDefaultController<Uint8Array>,

@@ -26,6 +26,8 @@ const BUILD_PAGE = 1000;
  */
 export class FeedIndex {
   #store: EventStore;
+  /** Told of each failed read while building; the build goes on after a pause. */
+  #onError: (error: unknown) => void;
   /** A customer's one seq as a number (most customers have one event), more as an array. */
   #seqsOf = new Map<string, number | number[]>();
   /** The greatest id #seqsOf holds (or held): a greater one is not in it. */
@@ -48,9 +50,15 @@ export class FeedIndex {
    * `after`: when to start the build, the end of the replay. The replay applies the log (and on a
    * shared store other replicas' commits) without telling listeners, so the build must read the log
    * past the replay's end: built before it, the index missed every event of a restarted JSONL log.
+   * `onError` is told of each read that failed while building (it is tried again).
    */
-  constructor(store: EventStore, after: Promise<void> = Promise.resolve()) {
+  constructor(
+    store: EventStore,
+    after: Promise<void> = Promise.resolve(),
+    onError: (error: unknown) => void = () => {},
+  ) {
     this.#store = store;
+    this.#onError = onError;
     this.ready = after.then(() => this.#build());
   }
 
@@ -116,14 +124,26 @@ export class FeedIndex {
     return this.#times[seq - 1] * 1000;
   }
 
+  /**
+   * Reads the log in pages from where the index stands. A failed read (the database away) is
+   * reported and tried again where it stopped: left to reject, it ended the process.
+   */
   async #build(): Promise<void> {
     // Every commit since construction is in #early, every one before it in the log.
-    while (true) {
-      const events = await this.#store.readFrom(this.#indexed, BUILD_PAGE).catch((error) => {
-        if (!(error instanceof LogTruncatedError)) throw error;
-        this.#indexed = error.oldestSeq - 1;
-        return this.#store.readFrom(this.#indexed, BUILD_PAGE);
-      });
+    for (let failures = 0;;) {
+      let events;
+      try {
+        events = await this.#store.readFrom(this.#indexed, BUILD_PAGE).catch((error) => {
+          if (!(error instanceof LogTruncatedError)) throw error;
+          this.#indexed = error.oldestSeq - 1;
+          return this.#store.readFrom(this.#indexed, BUILD_PAGE);
+        });
+      } catch (error) {
+        this.#onError(error);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 250 * 2 ** failures++)));
+        continue;
+      }
+      failures = 0;
       for (const event of events) this.#put(event);
       if (events.length < BUILD_PAGE) break;
     }

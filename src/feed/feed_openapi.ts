@@ -1,3 +1,4 @@
+import "./feed_problems.ts";
 import { READ_SCOPE } from "../auth/scopes.ts";
 import type { ApiDescription } from "../http/api_module.ts";
 import { operation, param, schema, withHead } from "../openapi/openapi_operation.ts";

@@ -7,26 +7,19 @@ export const FEED_DEFAULT_LIMIT = 100;
 export const FEED_MAX_LIMIT = 1000;
 export const FEED_MAX_WAIT_SECONDS = 60;
 
-/** A parsed feed query. */
 export interface FeedQuery {
   /** The seq to read after; undefined means from the oldest retained event. */
   after?: number;
   limit: number;
-  /** The event types wanted; empty means every type. */
   types: ReadonlySet<string>;
   customerId?: string;
-  /** Long-poll seconds (0: answer at once). */
   wait: number;
 }
 
 const KNOWN = new Set(["after", "limit", "type", "customer_id", "wait", "access_token"]);
 const REPEATABLE = new Set(["type"]);
 
-/**
- * Parses `GET /api/events`'s query: unknown or repeated parameters (but `type`) answer 400, as
- * the customer list does. `access_token` is accepted here only for the event stream (see
- * stream_tokens.ts), which authenticates it before this runs.
- */
+/** Parses `GET /api/events`'s query: unknown or repeated parameters (but `type`) answer 400. */
 export function parseFeedQuery(search: string, stream = false): FeedQuery {
   const params = new URLSearchParams(search);
   const seen = new Set<string>();

@@ -4,7 +4,6 @@ import type { FeedIndex } from "./feed_index.ts";
 import { CursorExpiredError } from "./feed_errors.ts";
 import { RecentEvents } from "./recent_events.ts";
 
-/** What a page is read with: a position and the filters. */
 export interface PageRequest {
   after: number;
   limit: number;
@@ -12,7 +11,6 @@ export interface PageRequest {
   customerId?: string;
 }
 
-/** One page of the feed. */
 export interface FeedPage {
   events: ReplayedEvent[];
   /** The position up to which the log was read, filters included. */
@@ -21,7 +19,7 @@ export interface FeedPage {
   hasMore: boolean;
 }
 
-/** Most events one request examines when type filters skip them, so no request scans unboundedly. */
+/** Most events one request examines when type filters skip them: no unbounded scan. */
 export const SCAN_BUDGET = 10_000;
 const READ_BATCH = 1000;
 
@@ -119,7 +117,6 @@ export class FeedReader {
   }
 }
 
-/** The index of the first seq after `after` in an ascending list. */
 export function firstAfter(seqs: readonly number[], after: number): number {
   let low = 0;
   let high = seqs.length;
@@ -131,7 +128,6 @@ export function firstAfter(seqs: readonly number[], after: number): number {
   return low;
 }
 
-/** Whether an event passes a stream's filters. */
 export function matches(request: PageRequest, event: ReplayedEvent): boolean {
   return (request.types.size === 0 || request.types.has(event.type)) &&
     (request.customerId === undefined || event.id === request.customerId);

@@ -13,24 +13,21 @@ import type { StreamTokens } from "./stream_tokens.ts";
 /** What the feed module is built from. */
 export interface FeedModuleDeps {
   store: EventStore;
-  /**
-   * Registers a listener called after each durable, applied commit, in seq order: with the event
-   * as written and its data's JSON text, or as read back from the log (a replica's on PostgreSQL).
-   */
+  /** Registers a listener called after each durable, applied commit, in seq order. */
   onCommit: (
     listener: (event: StoredEvent | ReplayedEvent, dataJson?: string | null) => void,
   ) => void;
   isLive: (id: string) => boolean;
   tokens: StreamTokens;
-  /** EVENT_RETENTION in ms. */
   retentionMs: number;
-  /** MAX_STREAMS. */
   maxStreams: number;
-  /** SSE_HEARTBEAT in ms (default 15 s). */
+  /** SSE_HEARTBEAT in ms. */
   heartbeatMs?: number;
   clock?: () => number;
   /** Resolves once the startup replay is done; the index is built after it (default: at once). */
   replayed?: Promise<void>;
+  /** Told of each failed read while the index is built (it is tried again). */
+  onIndexError?: (error: unknown) => void;
 }
 
 /** The feed module and its stop: closes streams and ends long polls (at shutdown). */
@@ -49,7 +46,7 @@ const read = (handler: Handler) => ({ scope: READ_SCOPE, handler });
 
 /** The change feed, its event stream, stream tokens and customer history (contract §8, §9). */
 export function feedModule(deps: FeedModuleDeps): FeedModule {
-  const index = new FeedIndex(deps.store, deps.replayed);
+  const index = new FeedIndex(deps.store, deps.replayed, deps.onIndexError);
   // Erased customers leave the index and the cache together, whichever read notices first.
   const recent = new RecentEvents(deps.store, RECENT_CAPACITY, (seq) => index.takeErased(seq));
   deps.onCommit((event, dataJson) => {
@@ -95,11 +92,7 @@ export function feedModule(deps: FeedModuleDeps): FeedModule {
   };
 }
 
-/**
- * A committed event as the log hands it over (data as JSON text); undefined without that text.
- * Built field by field: this runs on every write, and a rest-and-spread copy cost several times
- * as much (V8 copies an object with excluded keys through a slow runtime call).
- */
+/** A committed event as the log hands it over; built field by field, as rest-and-spread is slow. */
 function asReplayed(
   event: StoredEvent | ReplayedEvent,
   dataJson: string | null | undefined,

@@ -1,12 +1,6 @@
 import type { ApiModule, Endpoint } from "../http/api_module.ts";
 
-/**
- * A module whose every answer carries `Log-Seq` (contract §8): a handler's own value (a write's
- * event) or else `appliedSeq()` as it was when the handler started, the newest event the read
- * model reflects; one header per answer. The value goes into the handler's context.headers,
- * which context.respond builds into its answer and the app adds to any other answer lacking it
- * (an error's included): no promise or closure per request here.
- */
+/** A module whose every answer carries `Log-Seq` (contract §8), set in context.headers. */
 export function withLogSeq(module: ApiModule, appliedSeq: () => number): ApiModule {
   const wrap = (endpoint: Endpoint): Endpoint => ({
     scope: endpoint.scope,

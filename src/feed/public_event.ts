@@ -1,7 +1,4 @@
-/**
- * The public shape of an event, the same in the change feed, in customer history and in webhook
- * deliveries: nothing of the log's internal envelope (checksums, idempotency keys and hashes).
- */
+/** The public shape of an event in the feed, history and webhooks: no internal envelope members. */
 import type { ReplayedEvent } from "../store/event_store.ts";
 
 /** The event types a consumer can see and filter on. */
@@ -11,14 +8,9 @@ export const PUBLIC_EVENT_TYPES = [
   "customer.deleted",
 ] as const;
 
-/** One of PUBLIC_EVENT_TYPES. */
 export type PublicEventType = typeof PUBLIC_EVENT_TYPES[number];
 
-/**
- * An event as JSON text in its public shape, member order fixed:
- * `{"seq","type","time","customer_id","version","actor","request_id","data"}`. The customer's
- * data is spliced in as the log keeps it (canonical text), so no event is parsed to be served.
- */
+/** An event's public JSON text in fixed member order, the customer's data spliced in unparsed. */
 export function publicEventJson(event: ReplayedEvent): string {
   return `{"seq":${event.seq},"type":${JSON.stringify(event.type)},"time":${
     JSON.stringify(event.time)

@@ -5,22 +5,10 @@ export const RECENT_CAPACITY = 8192;
 /** Readers at the head share one read of at least this many events. */
 const SHARED_READ = 500;
 
-/**
- * The deleted customers whose earlier events the store has erased up to `erasedSeq` and that were
- * not handed out before, each with its delete's seq (FeedIndex.takeErased); undefined for none.
- */
+/** The deleted customers erasure passed since the last call, each with its delete's seq. */
 export type ErasedCustomers = (erasedSeq: number) => ReadonlyMap<string, number> | undefined;
 
-/**
- * A read-through cache of the newest events read from the log, the one shared by the feed (every
- * stream and long poll following the head) and webhook delivery (every endpoint's loop): they
- * read the same few events, so those come from memory instead of a file each, and readers at the
- * head waiting for the same new events share one read. It covers the seqs in (from, to]: every
- * durable event there that erasure has not removed. Before each read it asks `erased` which
- * deleted customers the store's erasure horizon (EventStore.erasedSeq) passed since, and drops
- * their earlier events, for the feed and webhooks alike: once a replica sees a delete erased, on
- * any store and whichever replica erased it, nothing in memory serves those events again.
- */
+/** The newest events read, cached for the feed and webhooks; erased customers' dropped first. */
 export class RecentEvents {
   #store: EventStore;
   #capacity: number;
@@ -39,7 +27,6 @@ export class RecentEvents {
     this.#erased = erased;
   }
 
-  /** As EventStore.readFrom: up to `limit` durable events after `afterSeq`. */
   async readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]> {
     this.forgetErased();
     const generation = this.#generation;
@@ -53,8 +40,7 @@ export class RecentEvents {
       }
       return events;
     }
-    // One copy of at most `limit` events, not of the whole tail: a reader far behind the head
-    // copied up to the whole cache for each page.
+    // One copy of at most `limit` events, not of the whole tail.
     const start = firstAfter(this.#events, afterSeq);
     const hit = this.#events.slice(start, start + limit);
     // Nothing durable past the cached range: no file is opened (the common case at the head).
@@ -65,10 +51,7 @@ export class RecentEvents {
     return hit.concat(more.length > limit - hit.length ? more.slice(0, limit - hit.length) : more);
   }
 
-  /**
-   * Drops the cached events of the customers whose delete the store's erasure horizon passed since
-   * the last call (their events are gone from the store too). Every read calls it first.
-   */
+  /** Drops the cached events of customers whose delete the erasure horizon passed since. */
   forgetErased(): void {
     const erased = this.#erased?.(this.#store.erasedSeq);
     if (erased === undefined) return;
@@ -76,11 +59,7 @@ export class RecentEvents {
     this.#forgot();
   }
 
-  /**
-   * Takes a just-committed event (durable, in seq order), so readers at the head get it without
-   * reading the log. Only the event right after the cached range joins it: seqs are gap-free as
-   * they are written, so the range still holds every durable event; any other is left to a read.
-   */
+  /** Takes a just-committed event if it is the seq right after the cached range. */
   add(event: ReplayedEvent): void {
     if (this.#to < this.#from || event.seq !== this.#to + 1) return;
     this.#events.push(event);
@@ -127,11 +106,7 @@ export class RecentEvents {
     this.#trim();
   }
 
-  /**
-   * Drops the oldest events beyond the capacity, once a slack of a quarter of it has gathered: at
-   * a full cache, dropping one event per commit moved the whole array each time (21 µs per write
-   * with 1,000 idle streams, a sixth of the server's CPU per write).
-   */
+  /** Drops the oldest events once a quarter of slack has gathered, not one array move per write. */
   #trim(): void {
     if (this.#events.length > this.#capacity + (this.#capacity >> 2)) {
       const dropped = this.#events.splice(0, this.#events.length - this.#capacity);

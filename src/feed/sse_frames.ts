@@ -20,7 +20,6 @@ const encoder = new TextEncoder();
 /** Each event's frame is encoded once however many streams send it (the events are cached). */
 const frames = new WeakMap<ReplayedEvent, Uint8Array>();
 
-/** An event frame as bytes, encoded once per event. */
 export function frameBytes(event: ReplayedEvent): Uint8Array {
   let bytes = frames.get(event);
   if (bytes === undefined) frames.set(event, bytes = encoder.encode(eventFrame(event)));

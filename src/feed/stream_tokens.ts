@@ -11,11 +11,8 @@ const PREFIX = "st1";
 const PURPOSE = "customer-api events stream token v1";
 
 /**
- * Short-lived tokens for the event stream only (browsers' EventSource cannot send Authorization):
- * `st1.<payload>.<HMAC-SHA256>`, the payload `{"sub","exp"}`. The key is derived from the HS256
- * verification secret, so every replica sharing JWT_SECRET accepts every replica's tokens and no
- * state is kept; with a key set (JWKS) there is no shared secret, and a random per-process key is
- * used (a token then works only on the replica that issued it).
+ * Short-lived tokens for the event stream (EventSource cannot send Authorization), keyed from the
+ * HS256 secret so every replica accepts them; with a JWKS the key is per process.
  */
 export class StreamTokens {
   #key: Uint8Array;
@@ -62,10 +59,7 @@ export class StreamTokens {
   }
 }
 
-/**
- * Wraps the bearer check: a GET of the event stream (`/api/events`, `Accept: text/event-stream`)
- * may authenticate with `?access_token=<stream token>`; every other request ignores it.
- */
+/** Wraps the bearer check: a GET of the event stream may use `?access_token=<stream token>`. */
 export function acceptingStreamTokens(tokens: StreamTokens, bearer: Authenticate): Authenticate {
   return (request) => {
     const token = streamTokenOf(request);

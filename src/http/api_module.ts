@@ -1,8 +1,7 @@
 import type { Params, Route } from "./router.ts";
 
-/** The verified caller. */
+/** The verified caller; its `sub` is recorded as the actor of changes. */
 export interface Principal {
-  /** The token's `sub`, recorded as the actor of changes. */
   sub: string;
   scopes: ReadonlySet<string>;
 }
@@ -13,16 +12,9 @@ export interface HandlerContext {
   params: Params;
   requestId: string;
   principal: Principal;
-  /**
-   * The headers every answer to this request carries, gathered before the handler runs (request
-   * id, nosniff, rate limit, CORS, Log-Seq); a wrapping layer may add its own, which the app adds
-   * to an answer not built by `respond` unless it has that header already.
-   */
+  /** The headers every answer to this request carries (request id, rate limit, CORS, Log-Seq). */
   headers: Record<string, string>;
-  /**
-   * An answer with `headers` and the handler's own (which win), complete as built: no layer
-   * touches its headers again, so Deno sends it on its fast path.
-   */
+  /** An answer with `headers` and the handler's own, complete as built: Deno sends it fast. */
   respond(body: BodyInit | null, status: number, own: Record<string, string>): Response;
 }
 
@@ -37,18 +29,21 @@ export interface Endpoint {
 
 /** What a module adds to the OpenAPI document; plain OpenAPI 3.1 objects. */
 export interface ApiDescription {
-  /** Path items by path template (`/api/customers/{id}`). */
   paths: Record<string, Record<string, unknown>>;
-  /** The scopes its endpoints require, each with what it allows. */
   scopes: Record<string, string>;
   tags?: { name: string; description: string }[];
   /** Components of its own, merged into the document's (each name may be defined once). */
   components?: Partial<Record<"schemas" | "parameters" | "headers", Record<string, unknown>>>;
 }
 
+/** A route anyone may call, without a token: a page or a file of one, not an API operation. */
+export type PublicHandler = (request: Request) => Response | Promise<Response>;
+
 /** A feature plugged into the app: its route rows and their description. */
 export interface ApiModule extends ApiDescription {
   routes: readonly Route<Endpoint>[];
+  /** Rows served without the auth gate and left out of the API description (the console). */
+  publicRoutes?: readonly Route<PublicHandler>[];
 }
 
 type Operation = { security?: Record<string, string[]>[] };
@@ -61,10 +56,7 @@ export class InvalidModuleError extends Error {
   }
 }
 
-/**
- * Checks that a module documents exactly the methods it routes, each secured by the scope its
- * endpoint requires, and declares every scope it uses.
- */
+/** Checks that a module documents exactly the methods it routes, each with its endpoint's scope. */
 export function checkModule(module: ApiModule): void {
   const documented = new Set<string>();
   for (const [path, item] of Object.entries(module.paths)) {

@@ -14,10 +14,7 @@ export const MAX_JSON_DEPTH = 32;
 /** BODY_TIMEOUT's default: a body not received within 30 s is answered 408. */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
-/**
- * Reads a JSON body: checks its media type, enforces the size limit and the time limit while
- * reading (Deno sets neither), decodes strictly as UTF-8 and parses it.
- */
+/** Reads a JSON body: media type, size and time limits while reading, strict UTF-8, then parse. */
 export async function readJsonBody(
   request: Request,
   accepted: readonly string[],
@@ -63,10 +60,7 @@ export async function readJsonBody(
   return body;
 }
 
-/**
- * True when objects or arrays nest deeper than `limit`. Recursive without allocating, yet safe at
- * any depth: it stops descending at the limit, so the stack never holds more than `limit` frames.
- */
+/** True when objects or arrays nest deeper than `limit`; it stops descending at the limit. */
 function depthExceeds(value: unknown, limit: number, depth = 1): boolean {
   if (typeof value !== "object" || value === null) return false;
   if (depth > limit) return true;
@@ -80,11 +74,7 @@ function depthExceeds(value: unknown, limit: number, depth = 1): boolean {
   return false;
 }
 
-/**
- * The body's bytes, failing past `maxBytes` or the deadline. With a declared length the HTTP
- * server frames the body exactly, so it is one native read, returned as is (an async layer here
- * cost a promise and a resumption per request); the caller checks its length.
- */
+/** The body's bytes, failing past `maxBytes` or the deadline; a known length is one native read. */
 function readLimited(
   request: Request,
   maxBytes: number,
@@ -96,7 +86,6 @@ function readLimited(
   return readChunks(request, maxBytes, deadline);
 }
 
-/** Refuses a body declared too large without reading it. */
 async function refuse(request: Request, maxBytes: number): Promise<never> {
   await request.body?.cancel();
   throw new BodyTooLargeError(maxBytes);

@@ -5,10 +5,7 @@ export function etag(version: number): string {
   return `"${version}"`;
 }
 
-/**
- * Parses If-Match into the versions it accepts. Strong comparison (RFC 9110 §13.1.1):
- * weak tags and tags that are not ours match nothing.
- */
+/** Parses If-Match into the versions it accepts (strong comparison: weak or foreign tags fail). */
 export function parseIfMatch(header: string | null): ExpectedVersions | undefined {
   if (header === null) return undefined;
   if (header.trim() === "*") return "*";

@@ -1,11 +1,4 @@
-/**
- * Keeps the server accepting connections after the process runs out of file descriptors.
- *
- * Deno.serve (2.9.6) ends its accept loop at the first failed `accept` (EMFILE, ENFILE, ENOMEM),
- * closes the listening socket and rejects `finished`; unhandled, that rejection exits the process.
- * The connections already accepted keep being served. So on a rejected `finished` this listens
- * again on the same address, retrying with a growing pause until descriptors are free.
- */
+/** Listens again when a failed accept (out of descriptors) ends Deno.serve's accept loop. */
 
 /** What the caller hears about an episode of failed accepts. */
 export interface AcceptRecoveryEvents {
@@ -25,7 +18,6 @@ export interface RetryPauses {
 
 /** One listening server that survives failed accepts; `shutdown` stops every listener it had. */
 export interface RecoveringServer {
-  /** The address first bound (a TCP port stays the same across listens). */
   readonly addr: Deno.Addr;
   /** Stops listening and waits for the open connections to finish, as Deno's shutdown does. */
   shutdown(): Promise<void>;

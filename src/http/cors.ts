@@ -5,10 +5,7 @@ const ALLOW_HEADERS =
 const EXPOSE_HEADERS =
   "ETag, Location, Link, X-Request-Id, Idempotent-Replayed, Retry-After, RateLimit, RateLimit-Policy";
 
-/**
- * CORS for an allow-list of exact origins. Never `*`, and no credentials mode: the API takes
- * bearer tokens in a header, not cookies.
- */
+/** CORS for an allow-list of exact origins: never `*`, no credentials (tokens are not cookies). */
 export class CorsPolicy {
   #origins: ReadonlySet<string>;
   constructor(origins: Iterable<string>) {

@@ -32,7 +32,6 @@ export class BodyTimeoutError extends Error {
 
 /** The request body's media type is missing or not accepted. */
 export class UnsupportedMediaTypeError extends Error {
-  /** The media types the endpoint accepts. */
   readonly accepted: readonly string[];
   constructor(got: string | null, accepted: readonly string[]) {
     super(

@@ -1,9 +1,6 @@
 import { pathnameOf } from "./request_path.ts";
 
-/**
- * Which answers carry `Log-Seq` whoever makes them (the app, the startup gate, the replica gate):
- * every one under `paths`; `seq()` is the newest event applied (0 while none is).
- */
+/** Which answers carry `Log-Seq` whoever makes them: every one under `paths`, at `seq()`. */
 export interface LogSeqRule {
   paths: readonly string[];
   seq: () => number;

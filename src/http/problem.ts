@@ -3,20 +3,27 @@ import {
   INTERNAL_DETAIL,
   PROBLEM_TYPES,
   type ProblemSource,
+  problemTableChanges,
   type ProblemType,
 } from "./problem_types.ts";
 
 /** Each error class's row of the table, by its prototype (instanceof, most specific first). */
-const BY_PROTOTYPE = new Map<object, [ProblemType, ProblemSource]>(
-  Object.values(PROBLEM_TYPES).flatMap((type) =>
-    type.sources.map((source) => [source.error.prototype, [type, source]] as const)
-  ),
-);
+let byPrototype = new Map<object, [ProblemType, ProblemSource]>();
+let builtAt = -1;
 
-/**
- * The one place errors become HTTP answers. Client errors expose their message;
- * anything unknown becomes a 500 that says nothing about its cause.
- */
+function rows(): Map<object, [ProblemType, ProblemSource]> {
+  if (builtAt !== problemTableChanges()) {
+    byPrototype = new Map(
+      Object.values(PROBLEM_TYPES).flatMap((type) =>
+        type.sources.map((source) => [source.error.prototype, [type, source]] as const)
+      ),
+    );
+    builtAt = problemTableChanges();
+  }
+  return byPrototype;
+}
+
+/** The one place errors become HTTP answers: client errors expose their message, a 500 nothing. */
 export function problemResponse(error: unknown, requestId: string): Response {
   const [type, source] = rowOf(error) ?? [PROBLEM_TYPES["internal-error"], undefined];
   const body: Record<string, unknown> = {
@@ -39,9 +46,10 @@ export function problemResponse(error: unknown, requestId: string): Response {
 /** The row of the error's class, or of the nearest ancestor class that has one. */
 function rowOf(error: unknown): [ProblemType, ProblemSource] | undefined {
   if (!(error instanceof Error)) return undefined;
+  const table = rows();
   let prototype = Object.getPrototypeOf(error);
   while (prototype !== null) {
-    const row = BY_PROTOTYPE.get(prototype);
+    const row = table.get(prototype);
     if (row !== undefined) return row;
     prototype = Object.getPrototypeOf(prototype);
   }

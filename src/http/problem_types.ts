@@ -7,11 +7,6 @@ import {
   VersionMismatchError,
 } from "../domain/errors.ts";
 import {
-  CursorExpiredError,
-  TooManyStreamsError,
-  VersionExpiredError,
-} from "../feed/feed_errors.ts";
-import {
   StorageFullError,
   StoreError,
   StoreUnavailableError,
@@ -35,8 +30,6 @@ import {
   ServiceStartingError,
   UnsupportedMediaTypeError,
 } from "./errors.ts";
-import { WebhookLimitError, WebhookNotFoundError } from "../webhooks/webhook_errors.ts";
-import { WriteContendedError } from "../customers/write_contention.ts";
 
 /** How one error class becomes its problem: what it adds to the status, title and type. */
 export interface ProblemSource<E extends Error = Error> {
@@ -63,18 +56,23 @@ export const INTERNAL_DETAIL =
   "An unexpected error occurred; the request id identifies it in the logs";
 const REALM = 'Bearer realm="customers"';
 
-// Each error's own type reaches its functions; the table holds them as plain sources.
-const on = <E extends Error>(
+/** A problem's status, title and sources, as a module defines it (the URN is added). */
+export type ProblemRow = Omit<ProblemType, "slug" | "type">;
+
+/** One error class's source of a row; each error's own type reaches its functions. */
+export const on = <E extends Error>(
   error: ProblemSource<E>["error"],
   more: Omit<ProblemSource<E>, "error"> = {},
 ) => ({ error, ...more }) as unknown as ProblemSource;
-const row = (status: number, title: string, ...sources: ProblemSource[]) => ({
+/** A row of the problem table. */
+export const row = (status: number, title: string, ...sources: ProblemSource[]): ProblemRow => ({
   status,
   title,
   sources,
 });
 
-const ROWS = {
+/** The kernel's own problems: HTTP, tokens, the domain's errors and the store's. */
+const KERNEL_ROWS: Record<string, ProblemRow> = {
   "bad-request": row(400, "Bad request", on(BadRequestError)),
   "malformed-body": row(400, "Malformed request body", on(MalformedBodyError)),
   "unauthenticated": row(
@@ -108,7 +106,6 @@ const ROWS = {
     "Not found",
     on(RouteNotFoundError),
     on(CustomerNotFoundError),
-    on(WebhookNotFoundError),
   ),
   "method-not-allowed": row(
     405,
@@ -116,16 +113,7 @@ const ROWS = {
     on(MethodNotAllowedError, { headers: { "Allow": (error) => error.allow.join(", ") } }),
   ),
   "email-taken": row(409, "Email already in use", on(EmailTakenError)),
-  "webhook-limit-reached": row(409, "Too many webhook endpoints", on(WebhookLimitError)),
   "idempotency-key-in-flight": row(409, "Request in flight", on(IdempotencyKeyInFlightError)),
-  "cursor-expired": row(
-    410,
-    "Cursor expired",
-    on(CursorExpiredError, {
-      members: { oldest_seq: (error) => error.oldestSeq, last_seq: (error) => error.lastSeq },
-    }),
-  ),
-  "version-expired": row(410, "Version past retention", on(VersionExpiredError)),
   "body-timeout": row(408, "Request body timed out", on(BodyTimeoutError)),
   "precondition-failed": row(412, "Precondition failed", on(VersionMismatchError)),
   "body-too-large": row(413, "Request body too large", on(BodyTooLargeError)),
@@ -167,11 +155,6 @@ const ROWS = {
     "Background maintenance failing",
     on(MaintenanceFailingError, { headers: { "Retry-After": () => "60" } }),
   ),
-  "too-many-streams": row(
-    503,
-    "Too many event streams",
-    on(TooManyStreamsError, { headers: { "Retry-After": () => "5" } }),
-  ),
   "storage-unavailable": row(
     503,
     "Storage unavailable",
@@ -182,11 +165,6 @@ const ROWS = {
       detail: "The service cannot store changes right now; nothing was changed",
     }),
   ),
-  "write-contended": row(
-    503,
-    "Write contended",
-    on(WriteContendedError, { headers: { "Retry-After": () => "1" } }),
-  ),
   "replica-behind": row(
     503,
     "Replica behind",
@@ -196,18 +174,34 @@ const ROWS = {
 };
 
 /** The slug of a problem type: the last part of its `type` URN. */
-export type ProblemSlug = keyof typeof ROWS;
+export type ProblemSlug = string;
 
-/** Every problem type the server answers with, by slug; the one table of status, title and URN. */
-export const PROBLEM_TYPES: Readonly<Record<ProblemSlug, ProblemType>> = withUrns(ROWS);
+/** Every problem type by slug: the kernel's rows and those modules add; the one table. */
+export const PROBLEM_TYPES: Record<ProblemSlug, ProblemType> = {};
+let tableChanges = 0;
 
-function withUrns<K extends string>(rows: Record<K, Omit<ProblemType, "slug" | "type">>) {
-  const table = {} as Record<K, ProblemType>;
-  for (const slug of Object.keys(rows) as K[]) {
-    table[slug] = { slug, type: `urn:problem-type:customer-api:${slug}`, ...rows[slug] };
+/** Adds a module's rows (at import); a slug already there (`not-found`) gains the row's sources. */
+export function addProblems(rows: Record<ProblemSlug, ProblemRow>): void {
+  for (const [slug, added] of Object.entries(rows)) {
+    const known = PROBLEM_TYPES[slug];
+    if (known === undefined) {
+      PROBLEM_TYPES[slug] = { slug, type: `urn:problem-type:customer-api:${slug}`, ...added };
+    } else if (known.status !== added.status) {
+      throw new Error(`Problem "${slug}" is ${known.status}, not ${added.status}`);
+    } else {
+      const sources = added.sources.filter((s) => !known.sources.some((k) => k.error === s.error));
+      PROBLEM_TYPES[slug] = { ...known, sources: [...known.sources, ...sources] };
+    }
   }
-  return table;
+  tableChanges++;
 }
+
+/** Counts additions to the table, so a lookup built from it knows when to build again. */
+export function problemTableChanges(): number {
+  return tableChanges;
+}
+
+addProblems(KERNEL_ROWS);
 
 /** The full `type` URN of a problem slug. */
 export function problemType(slug: ProblemSlug): string {

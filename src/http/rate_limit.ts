@@ -5,10 +5,8 @@ export interface RatePolicy {
   burst: number;
 }
 
-/** The outcome of taking one token. */
 export interface RateDecision {
   allowed: boolean;
-  /** Tokens left after this request. */
   remaining: number;
   /** Seconds until a token is available again (0 when allowed). */
   retryAfter: number;
@@ -42,7 +40,6 @@ export class RateLimiter {
     this.#perMs = policy.limit / (policy.windowSeconds * 1000);
   }
 
-  /** Takes one token for the subject. */
   take(subject: string): RateDecision {
     const now = this.clock();
     let bucket = this.#buckets.get(subject);
@@ -70,10 +67,7 @@ export class RateLimiter {
     };
   }
 
-  /**
-   * The IETF RateLimit-Policy and RateLimit header values (draft-ietf-httpapi-ratelimit-headers);
-   * `t` is the seconds until the next request would be allowed (0: now).
-   */
+  /** The RateLimit-Policy and RateLimit header values (draft-ietf-httpapi-ratelimit-headers). */
   headers(decision: RateDecision): Record<string, string> {
     const { limit, windowSeconds } = this.policy;
     const reset = decision.allowed ? 0 : decision.retryAfter;

@@ -1,8 +1,4 @@
-/**
- * In front of the app on a replica that shares its log (PostgreSQL): `/readyz` answers 503 while
- * the database is unreachable, and a request with `Min-Log-Seq: <n>` waits up to 5 s until this
- * replica has applied seq n (what another replica answered in `Log-Seq`), else 503 replica-behind.
- */
+/** On a shared-log replica: /readyz 503 while the database is unreachable; `Min-Log-Seq` waits. */
 import { StoreUnavailableError } from "../store/store_errors.ts";
 import { BadRequestError, ReplicaBehindError } from "./errors.ts";
 import { problemResponse } from "./problem.ts";
@@ -11,7 +7,6 @@ import { pathnameOf } from "./request_path.ts";
 import { setMandatoryHeaders } from "./mandatory_headers.ts";
 import { type LogSeqRule, markLogSeq } from "./log_seq_rule.ts";
 
-/** What the gate asks of the replica. */
 export interface ReplicaState {
   /** The last seq applied to the read model. */
   readonly appliedSeq: number;
@@ -19,15 +14,11 @@ export interface ReplicaState {
   readonly reachable: boolean;
 }
 
-/** The most a request waits for this replica to catch up. */
 export const MIN_LOG_SEQ_WAIT_MS = 5000;
 
 type Handler = (request: Request) => Response | Promise<Response>;
 
-/**
- * Wraps `app` with the readiness and Min-Log-Seq rules above; its own answers under the API paths
- * carry `Log-Seq` as the app's do (`logSeq`).
- */
+/** Wraps `app` with the readiness and Min-Log-Seq rules; its answers carry `Log-Seq` too. */
 export function replicaGate(
   app: Handler,
   replica: ReplicaState,

@@ -1,10 +1,7 @@
 /** Characters a path may hold for its raw form to equal the WHATWG-normalised pathname. */
 const PLAIN_PATH = /^\/[A-Za-z0-9_~\-/]*$/;
 
-/**
- * The pathname of a request URL. A plain path is cut out of the string (parsing a URL costs more
- * than routing it); anything with dots, escapes or other characters is left to the URL parser.
- */
+/** The pathname of a request URL: a plain path is cut out of the string, cheaper than parsing. */
 export function pathnameOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start === -1) return "/";

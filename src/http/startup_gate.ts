@@ -6,11 +6,7 @@ import { pathnameOf } from "./request_path.ts";
 import { setMandatoryHeaders } from "./mandatory_headers.ts";
 import { type LogSeqRule, markLogSeq } from "./log_seq_rule.ts";
 
-/**
- * The handler while the event log replays: `/healthz` answers 200 (the process runs), `/readyz`
- * and every other route 503 `starting` with Retry-After, so load balancers wait and clients retry.
- * Answers under the API paths carry `Log-Seq` as the app's do (`logSeq`: 0 until events apply).
- */
+/** The handler while the log replays: /healthz 200, all else 503 `starting` with Retry-After. */
 export function startupGate(logSeq?: LogSeqRule): (request: Request) => Response {
   return (request) => {
     const requestId = requestIdOf(request);

@@ -12,10 +12,8 @@ export function concat(parts: readonly Uint8Array[]): Uint8Array {
 }
 
 /**
- * Bytes appended one after another into one reused, growing array: for a writer of many small
- * pieces, no array per piece. Typed arrays of more than 64 bytes live outside the JavaScript heap,
- * in memory the allocator seldom gives back to the system, so an array per line of a big file
- * leaves the process that much larger after it is done.
+ * Bytes appended into one reused, growing array: typed arrays over 64 bytes live off the heap, in
+ * memory seldom given back, so an array per piece would leave the process larger.
  */
 export class ByteBuffer {
   #bytes: Uint8Array;
@@ -30,7 +28,6 @@ export class ByteBuffer {
     return this.#bytes.subarray(0, this.#length);
   }
 
-  /** Appends a copy of `part`. */
   append(part: Uint8Array): void {
     const needed = this.#length + part.length;
     if (needed > this.#bytes.length) {

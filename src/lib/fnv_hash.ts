@@ -1,8 +1,4 @@
-/**
- * FNV-1a of the UTF-16 units of `text` from `start` to `end`, to 30 bits: a small integer on every
- * V8 build, so maps keyed by it find entries without reading key strings. The read model's and the
- * pending state's hash-keyed maps share it.
- */
+/** FNV-1a of `text`'s UTF-16 units in [start, end) to 30 bits: a small integer on every V8. */
 export function fnv1a30(text: string, start = 0, end = text.length): number {
   let hash = 0x811c9dc5;
   for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);

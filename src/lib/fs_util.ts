@@ -17,10 +17,8 @@ export async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<vo
 }
 
 /**
- * As writeAll, but each call writes on this thread. For the few KB of a group commit that is
- * cheaper: an async write duplicates the descriptor, hands the write to a blocking thread, waits
- * for it and closes the duplicate (op_write was 13 % of the JS time in the POST profile). Only
- * copying into the page cache happens here; the fdatasync that follows stays asynchronous.
+ * As writeAll, but each call writes on this thread: for a group commit's few KB cheaper than an
+ * async write's hand-off to a blocking thread. The fdatasync after it stays asynchronous.
  */
 // deno-lint-ignore require-await -- async, so that a failed write is a rejection like writeAll's
 export async function writeAllNow(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
@@ -28,10 +26,7 @@ export async function writeAllNow(file: Deno.FsFile, bytes: Uint8Array): Promise
   while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
 }
 
-/**
- * Replaces `path` atomically with what `fill` writes: a temp file, fsync, rename, fsync of the
- * directory. A crash leaves either the old file or the new one, never a mix.
- */
+/** Replaces `path` atomically with what `fill` writes: temp file, fsync, rename, dir fsync. */
 export async function writeAtomically(
   dir: string,
   name: string,

@@ -1,8 +1,4 @@
-/**
- * One helper for every file system call of the JSONL store: an I/O error's message gains the
- * operation and the file, and keeps its class and `code`, so ENOSPC still reads as a full disk.
- */
-
+/** Names the operation and file in the JSONL store's I/O errors, keeping their class and `code`. */
 /** What was being done to the file when the error came. */
 export type IoOperation =
   | "opening"

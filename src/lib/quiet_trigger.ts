@@ -1,7 +1,4 @@
-/**
- * Runs an action once calls to `poke` have paused for `quietMs`: one timer however many pokes,
- * so a caller on a hot path pays a clock read per poke. The timer does not keep the process up.
- */
+/** Runs an action once `poke` calls pause for `quietMs`, on one unref'd timer for all pokes. */
 export class QuietTrigger {
   #quietMs: number;
   #action: () => void;

@@ -1,7 +1,6 @@
 import type { ProblemSlug } from "../http/problem_types.ts";
 import { headersOf, problemResponses, type ResponseObject } from "./openapi_responses.ts";
 
-/** An OpenAPI operation object. */
 export type Operation = Record<string, unknown> & {
   operationId: string;
   summary: string;
@@ -21,11 +20,7 @@ export const json = (schemaName: string) => ({
   "application/json": { schema: schema(schemaName) },
 });
 
-/**
- * The problems any API operation can answer: auth, rate limit, key set, the unexpected, 503
- * `starting` while the log replays after a start (the listener opens before it), and on
- * PostgreSQL a Min-Log-Seq this replica has not reached in time.
- */
+/** The problems any API operation can answer: auth, rate limit, key set, 500, 503, replica lag. */
 export const API_PROBLEMS: ProblemSlug[] = [
   "unauthenticated",
   "invalid-token",
@@ -47,7 +42,6 @@ export const BODY_PROBLEMS: ProblemSlug[] = [
 /** The problems of appending to the event log. */
 export const WRITE_PROBLEMS: ProblemSlug[] = ["storage-unavailable", "storage-full"];
 
-/** What differs between operations; the rest is derived. */
 export interface Spec {
   operationId: string;
   summary: string;

@@ -1,12 +1,11 @@
-import { LIMITS } from "../domain/validation.ts";
-import { DEFAULT_LIMIT, MAX_LIMIT } from "../customers/list_query.ts";
+import {
+  DEFAULT_PAGE_LIMIT as DEFAULT_LIMIT,
+  MAX_PAGE_LIMIT as MAX_LIMIT,
+} from "../http/paging.ts";
 import { ULID_PATTERN } from "../domain/customer.ts";
 import { MIN_LOG_SEQ_WAIT_MS } from "../http/replica_gate.ts";
 
-const EMPTY_FILTER = "Empty (`?email=&q=`, as an HTML form sends an empty field) or absent " +
-  "means no filter; a value whose percent-encoding is not UTF-8 answers 400.";
-
-/** The request parameters of the document's `components.parameters`. */
+/** The request parameters every module shares in `components.parameters`. */
 export const PARAMETERS: Record<string, unknown> = {
   limit: {
     name: "limit",
@@ -20,21 +19,6 @@ export const PARAMETERS: Record<string, unknown> = {
     in: "query",
     required: false,
     description: "The opaque `next_cursor` of the previous page; any other value answers 400.",
-    schema: { type: "string" },
-  },
-  email: {
-    name: "email",
-    in: "query",
-    required: false,
-    description: "Only the customer with this email (exact, case-insensitive). Longer than " +
-      `${LIMITS.emailMax} characters answers 400. ${EMPTY_FILTER}`,
-    schema: { type: "string", maxLength: LIMITS.emailMax },
-  },
-  q: {
-    name: "q",
-    in: "query",
-    required: false,
-    description: `Case-insensitive substring of name or email. ${EMPTY_FILTER}`,
     schema: { type: "string" },
   },
   id: {
@@ -66,13 +50,6 @@ export const PARAMETERS: Record<string, unknown> = {
     description: "Your id for the request (≤ 128 of `[A-Za-z0-9._-]`), echoed in the " +
       "response and the logs; otherwise the server makes one.",
     schema: { type: "string" },
-  },
-  "Idempotency-Key": {
-    name: "Idempotency-Key",
-    in: "header",
-    required: false,
-    description: "1 to 255 printable ASCII characters, scoped to the token's `sub`; kept 24 h.",
-    schema: { type: "string", pattern: "^[ -~]{1,255}$" },
   },
   "Min-Log-Seq": {
     name: "Min-Log-Seq",

@@ -7,7 +7,6 @@ import {
   problemType,
 } from "../http/problem_types.ts";
 
-/** An OpenAPI response object. */
 export type ResponseObject = Record<string, unknown>;
 
 /** Response headers a client can rely on, shared through `components.headers`. */
@@ -88,7 +87,6 @@ const UNMATCHED_HEADERS: Record<string, Schema> = {
   },
 };
 
-/** The name of a shared header. */
 export type HeaderName = keyof typeof HEADERS;
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -99,10 +97,7 @@ export function headersOf(names: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(all.map((name) => [name, headerRef(name)]));
 }
 
-/**
- * The problem responses for a set of problem types, grouped by status: each names exactly the
- * types it can carry, so the document says which `type` a client can expect with each status.
- */
+/** The problem responses for these problem types by status, each naming the `type`s it carries. */
 export function problemResponses(
   slugs: readonly ProblemSlug[],
   extraHeaders: readonly string[] = [],
@@ -165,9 +160,8 @@ function membersRule(group: readonly ProblemSlug[]): Record<string, unknown> {
 }
 
 /**
- * The answers to requests no operation describes (unknown path, unknown method, CORS
- * preflight), for `x-unmatched-requests`. Headers are inlined: linters count no reference from
- * an extension as a use, so a component used only here would be reported as unused.
+ * The answers to requests no operation describes, for `x-unmatched-requests`; headers are inlined,
+ * as linters count no reference from an extension as a use.
  */
 export function unmatchedResponses(): Record<string, ResponseObject> {
   const responses: Record<string, ResponseObject> = {

@@ -6,14 +6,9 @@ const WINDOW_MS = 50;
 const LOOKS = 4;
 
 /**
- * Whether the API is busy: over the last 200 ms — the median of the last four 50 ms looks — at
- * least `concurrency` requests (6 by default) were under way on average — they queue — while
- * this process used at least `cpuShare` of a core (a tenth by default: on a crowded machine it
- * gets little more), so the queueing is not just a slow disk. Background work (webhook delivery)
- * asks it to give way; while requests do not queue, background work may use the whole core (it
- * then catches up). The median makes one slow look (a collection, a moment without the CPU, a
- * late fsync) not count: under a steady load below saturation requests queue now and then for 50
- * ms, and holding every delivery back then made their latency jump by a multiple of that.
+ * Whether the API is busy: over the median of the last four 50 ms looks, at least `concurrency`
+ * requests queued while this process used `cpuShare` of a core. Background work gives way then;
+ * the median keeps one slow look (a collection, a late fsync) from holding every delivery back.
  */
 export class ApiPressure {
   #requestTime: () => number;
@@ -50,7 +45,7 @@ export class ApiPressure {
     this.#requestTimeAt = requestTime();
   }
 
-  /** True while the API is busy (looked at afresh once per 50 ms window). */
+  /** True while the API is busy (looked at afresh once per window). */
   busy(): boolean {
     const now = this.#clock();
     const elapsed = now - this.#at;
@@ -69,7 +64,6 @@ export class ApiPressure {
   }
 }
 
-/** Adds a look, dropping the oldest. */
 function push(looks: number[], value: number): void {
   looks.shift();
   looks.push(value);

@@ -1,12 +1,9 @@
 import { dirname } from "node:path";
 import { StoreLockedError } from "../store/store_errors.ts";
 import { CorruptLogError } from "../store/store_errors.ts";
-import { SettingError, type StartupError, StartupIoError } from "./startup_error.ts";
+import { SettingError, type StartupError, StartupIoError } from "../lib/startup_error.ts";
 
-/**
- * Makes sure DATA_DIR is a directory, creating it when only its last component is missing (as
- * `./data` on a first run); a missing parent is an error, so a typo never grows a directory tree.
- */
+/** Makes sure DATA_DIR is a directory, creating only its last component (a typo grows no tree). */
 export async function prepareDataDir(dataDir: string): Promise<void> {
   try {
     await Deno.mkdir(dataDir);
@@ -24,10 +21,7 @@ export async function prepareDataDir(dataDir: string): Promise<void> {
   }
 }
 
-/**
- * The startup error for a failure while replaying DATA_DIR: damage, or an I/O error whose
- * message names the file (exit EXIT_IO), unless it is a setting's fault.
- */
+/** The startup error for a failure while replaying DATA_DIR (damage or I/O: exit EXIT_IO). */
 export function replayFailure(error: unknown, dataDir: string): StartupError {
   if (error instanceof Deno.errors.NotCapable) return dataDirFailure(error, dataDir);
   if (error instanceof CorruptLogError) {

@@ -4,11 +4,7 @@ import { DEV_SECRET_FILE } from "../store/jsonl/data_dir_layout.ts";
 
 const WINDOW_UNIT: Record<number, string> = { 1: "s", 60: "m", 3600: "h" };
 
-/**
- * Every setting as the server runs with it, for the one startup log line: paths absolute, a
- * secret only as "set (N bytes)", durations as written, and `key_source` saying where token keys
- * come from.
- */
+/** Each setting as the server runs with it, for the startup line: absolute paths, sized secrets. */
 export function effectiveConfig(config: Config): Record<string, unknown> {
   const source = config.keySource;
   const dataDir = resolve(config.dataDir);
@@ -40,14 +36,13 @@ export function effectiveConfig(config: Config): Record<string, unknown> {
     erase_within_seconds: config.eraseWithinSeconds,
     segment_max_bytes: config.segmentMaxBytes,
     log_level: config.logLevel,
+    log_format: config.logFormat,
     rate_limit: config.rateLimit === undefined
       ? "off"
       : `${config.rateLimit.limit}/${WINDOW_UNIT[config.rateLimit.windowSeconds]}`,
     rate_limit_burst: config.rateLimit?.burst ?? null,
     cors_origins: config.corsOrigins,
-    header_timeout: written.HEADER_TIMEOUT,
     body_timeout: written.BODY_TIMEOUT,
-    idle_timeout: written.IDLE_TIMEOUT,
     idempotency_max_keys: config.idempotencyMaxKeys,
     event_retention: written.EVENT_RETENTION,
     max_streams: config.maxStreams,
@@ -57,6 +52,7 @@ export function effectiveConfig(config: Config): Record<string, unknown> {
     webhook_retry_schedule: written.WEBHOOK_RETRY_SCHEDULE,
     webhook_allow_private: config.webhookAllowPrivate,
     max_webhooks: config.maxWebhooks,
+    console: config.console ? "on" : "off",
     database_url: config.databaseUrl === undefined ? null : withoutPassword(config.databaseUrl),
   };
 }

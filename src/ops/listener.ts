@@ -5,7 +5,7 @@ import {
   type RecoveringServer,
   serveRecovering,
 } from "../http/connection_limits.ts";
-import { SettingError } from "./startup_error.ts";
+import { SettingError } from "../lib/startup_error.ts";
 import { listenUnix } from "./unix_listener.ts";
 
 /** An open listener and how to name it to people. */
@@ -13,9 +13,7 @@ export interface Listener {
   server: RecoveringServer;
   /** A URL a person can open: `http://localhost:8000` for a wildcard HOST, or `unix:/path`. */
   url: string;
-  /** What is bound, as the OS has it: `0.0.0.0:8000`, `[::1]:8000` or `unix:/path`. */
   address: string;
-  /** The `curl` arguments that reach `path` on this listener. */
   curl(path: string): string;
   /** Stops accepting, finishes requests in flight and removes the socket file, if any. */
   close(): Promise<void>;
@@ -23,11 +21,7 @@ export interface Listener {
 
 type Handler = (request: Request) => Response | Promise<Response>;
 
-/**
- * Binds SOCKET (a Unix socket, then chmod SOCKET_MODE) or HOST/PORT, at once and before any
- * replay, so a busy port or a bad address fails in milliseconds. Throws SettingError naming it.
- * The listener survives running out of file descriptors (http/connection_limits.ts).
- */
+/** Binds SOCKET or HOST/PORT before any replay, so a busy port fails at once (SettingError). */
 export async function listen(
   config: Config,
   handler: Handler,

@@ -1,5 +1,8 @@
 /** Severity of a log line, in increasing order. */
-export type LogLevel = "debug" | "info" | "warn" | "error";
+import type { LogLevel } from "../config.ts";
+
+/** How a line is written: one JSON object, or a line for people (time, level, message, fields). */
+export type LineFormat = "json" | "text";
 
 const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
@@ -11,14 +14,27 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
   /** Writes at level info whatever the threshold: for the lines operators rely on (the URL). */
   always(msg: string, fields?: Record<string, unknown>): void;
+  /** The distinct messages logged at warn or error so far (the first 20), for a summary. */
+  warnings(): readonly string[];
 }
 
-/** A logger writing lines at or above `level` to `write`. */
-export function createLogger(level: LogLevel, write: (line: string) => void): Logger {
+/** A logger writing lines at or above `level` to `write`, as JSON objects or text. */
+export function createLogger(
+  level: LogLevel,
+  write: (line: string) => void,
+  format: LineFormat = "json",
+): Logger {
+  const warnings = new Set<string>();
   const at =
     (lineLevel: LogLevel, force = false) => (msg: string, fields: Record<string, unknown> = {}) => {
+      if (ORDER[lineLevel] >= ORDER.warn && warnings.size < 20) warnings.add(msg);
       if (!force && ORDER[lineLevel] < ORDER[level]) return;
-      write(JSON.stringify({ time: new Date().toISOString(), level: lineLevel, msg, ...fields }));
+      const time = new Date().toISOString();
+      write(
+        format === "json"
+          ? JSON.stringify({ time, level: lineLevel, msg, ...fields })
+          : textLine(time, lineLevel, msg, fields),
+      );
     };
   return {
     debug: at("debug"),
@@ -26,7 +42,25 @@ export function createLogger(level: LogLevel, write: (line: string) => void): Lo
     warn: at("warn"),
     error: at("error"),
     always: at("info", true),
+    warnings: () => [...warnings],
   };
+}
+
+/** `12:00:01.123 WARN  message key=value …`: strings bare when they hold no space or quote. */
+export function textLine(
+  time: string,
+  level: LogLevel,
+  msg: string,
+  fields: Record<string, unknown>,
+): string {
+  const parts = [time.slice(11, 23), level.toUpperCase().padEnd(5), msg];
+  for (const [name, value] of Object.entries(fields)) {
+    const text = typeof value === "string" && /^[^\s"=]+$/.test(value)
+      ? value
+      : JSON.stringify(value);
+    parts.push(`${name}=${text}`);
+  }
+  return parts.join(" ");
 }
 
 let lastMs = 0;
@@ -42,11 +76,7 @@ function nowIso(): string {
   return lastIso;
 }
 
-/**
- * One request line of the access log, as `createLogger` would write it, built without
- * JSON.stringify: a request id is [A-Za-z0-9._-], a method an HTTP token, a route one of ours,
- * so none needs escaping.
- */
+/** One access-log line as `createLogger` writes it, without JSON.stringify (nothing to escape). */
 export function requestLine(
   requestId: string,
   method: string,

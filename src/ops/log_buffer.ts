@@ -4,7 +4,7 @@ const encoder = new TextEncoder();
 const NEWLINE = 10;
 const DOT = 46;
 const ZERO = 48;
-/** Where the milliseconds of the time stamp are in a request line: `{"time":"YYYY-MM-DDTHH:MM:SS.`. */
+/** Where the time stamp's milliseconds are in a request line: `{"time":"YYYY-MM-DDTHH:MM:SS.`. */
 const MILLIS_AT = 29;
 /** The methods whose request-line parts are kept encoded; any other is written byte by byte. */
 const KNOWN_METHODS: ReadonlySet<string> = new Set([
@@ -19,12 +19,7 @@ const KNOWN_METHODS: ReadonlySet<string> = new Set([
 /** A request line's length without its request id, method and route (a long route's is ~150). */
 const REQUEST_LINE_FIXED = 160;
 
-/**
- * Log lines collected as UTF-8 bytes and written in one call per `flushMs` or per full buffer (a
- * syscall per request line would cost more than the request); `flush()` writes at once, as
- * errors and shutdown do. A request line is written straight into the buffer, so logging a
- * request builds no string and leaves nothing for the garbage collector.
- */
+/** Log lines gathered as UTF-8 bytes, written once per `flushMs` or full buffer. */
 export class LogBuffer {
   #bytes: Uint8Array;
   #used = 0;
@@ -51,10 +46,7 @@ export class LogBuffer {
     this.#schedule();
   }
 
-  /**
-   * Adds the access-log line `requestLine` (log.ts) gives for these fields, byte for byte. The
-   * strings are ASCII with nothing to escape: a sane request id, an HTTP token, one of our routes.
-   */
+  /** Adds requestLine's access-log line for these fields, byte for byte (all ASCII, unescaped). */
   request(
     requestId: string,
     method: string,
@@ -86,7 +78,6 @@ export class LogBuffer {
     this.#schedule();
   }
 
-  /** Writes what is buffered. */
   flush(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -102,10 +93,7 @@ export class LogBuffer {
     Deno.unrefTimer(this.#timer as unknown as number);
   }
 
-  /**
-   * A request line's start up to its request id: encoded once per second, its milliseconds
-   * rewritten in place as they change (under load nearly every request has a new millisecond).
-   */
+  /** A request line's start up to its request id: encoded once a second, millis set in place. */
   #stampOf(ms: number): Uint8Array {
     if (ms === this.#stampMs) return this.#stamp;
     const second = Math.floor(ms / 1000);
@@ -123,11 +111,7 @@ export class LogBuffer {
     return this.#stamp;
   }
 
-  /**
-   * A request line's part between its request id and its status, encoded once per route and
-   * method: routes are the app's few patterns and methods come from KNOWN_METHODS, so this stays
-   * small whatever clients send.
-   */
+  /** A request line's part between request id and status, encoded once per route and method. */
   #middleOf(method: string, route: string): Uint8Array {
     let byMethod = this.#middles.get(route);
     if (byMethod === undefined) this.#middles.set(route, byMethod = new Map());
@@ -151,7 +135,6 @@ export class LogBuffer {
     this.#used = at;
   }
 
-  /** A non-negative integer in decimal. */
   #digits(value: number): void {
     if (value >= 10) this.#digits(Math.floor(value / 10));
     this.#bytes[this.#used++] = ZERO + value % 10;

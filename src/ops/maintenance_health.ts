@@ -1,24 +1,16 @@
-/**
- * Whether background maintenance (compaction and its snapshot) works: counts failures and
- * successes for /metrics, and after FAILURES_BEFORE_UNREADY failures in a row makes /readyz
- * answer 503 `maintenance-failing`, so an operator notices before the disk fills.
- */
+/** Whether compaction works: counts outcomes, and /readyz answers 503 after several failures. */
 import { MaintenanceFailingError } from "../http/errors.ts";
 
 /** Failed compactions in a row after which the service reports itself not ready. */
 export const FAILURES_BEFORE_UNREADY = 3;
 
-/** The outcomes of background maintenance. */
 export class MaintenanceHealth {
-  /** Failed compactions since start. */
   failures = 0;
-  /** Failed compactions since the last success. */
   failuresInARow = 0;
   /** Unix seconds of the last successful compaction; 0 if none yet. */
   lastSuccessSeconds = 0;
   #lastError = "";
 
-  /** Notes a compaction that completed. */
   succeeded(atMs = Date.now()): void {
     this.failuresInARow = 0;
     this.lastSuccessSeconds = atMs / 1000;
@@ -37,7 +29,6 @@ export class MaintenanceHealth {
     return new MaintenanceFailingError(this.failuresInARow, this.#lastError);
   }
 
-  /** The Prometheus lines of these figures. */
   render(): string[] {
     return [
       "# HELP compaction_failures_total Compactions (snapshot and segment rewrite) that failed.",

@@ -1,8 +1,4 @@
-/**
- * The open-file limit: Deno cannot call setrlimit, so the launcher (src/cli/start.ts) starts the
- * server through `sh`, which raises the soft limit to the hard one and passes the result on in
- * OPEN_FILES_ENV_VAR; the server logs a warning when it is below MIN_OPEN_FILES.
- */
+/** The open-file limit: Deno cannot call setrlimit, so the launcher raises it through `sh`. */
 import type { Logger } from "./log.ts";
 
 /** Set by the launcher: the server's soft open-file limit, as `ulimit -n` printed it. */
@@ -10,10 +6,7 @@ export const OPEN_FILES_ENV_VAR = "CUSTOMER_API_OPEN_FILES";
 /** Below this many descriptors a busy server runs out of connections early. */
 export const MIN_OPEN_FILES = 8192;
 
-/**
- * A `sh -c` script that raises the soft limit to the hard one (where the platform allows it),
- * exports the limit in effect and executes its arguments: `sh -c SCRIPT command args…`.
- */
+/** A `sh -c` script raising the soft limit to the hard one, exporting it, running its arguments. */
 export const RAISE_OPEN_FILES_SCRIPT = `ulimit -n "$(ulimit -Hn)" 2>/dev/null; ` +
   `${OPEN_FILES_ENV_VAR}="$(ulimit -n)"; export ${OPEN_FILES_ENV_VAR}; exec "$0" "$@"`;
 

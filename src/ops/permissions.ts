@@ -1,8 +1,4 @@
-/**
- * The least-privilege Deno permission flags the server runs under, derived from its configuration:
- * the only place they are written. The launcher (`deno task start`, `deno task dev`, the container)
- * and `deno task compile` compute them here; tests/ops/permissions_test.ts proves that they suffice.
- */
+/** The least-privilege Deno permission flags of the server, derived from its configuration. */
 import { isAbsolute, resolve } from "node:path";
 import type { Config } from "../config.ts";
 import { OPEN_FILES_ENV_VAR } from "./open_file_limit.ts";
@@ -29,12 +25,11 @@ export const SETTINGS_ENV_VARS = [
   "ERASE_WITHIN_SECONDS",
   "SEGMENT_MAX_BYTES",
   "LOG_LEVEL",
+  "LOG_FORMAT",
   "RATE_LIMIT",
   "RATE_LIMIT_BURST",
   "CORS_ORIGINS",
-  "HEADER_TIMEOUT",
   "BODY_TIMEOUT",
-  "IDLE_TIMEOUT",
   "IDEMPOTENCY_MAX_KEYS",
   "EVENT_RETENTION",
   "MAX_STREAMS",
@@ -45,6 +40,7 @@ export const SETTINGS_ENV_VARS = [
   "WEBHOOK_ALLOW_PRIVATE",
   "MAX_WEBHOOKS",
   "DATABASE_URL",
+  "CONSOLE",
 ] as const;
 
 /** Every environment variable the server reads; `--allow-env` grants exactly these. */
@@ -55,9 +51,8 @@ export const SERVER_ENV_VARS = [
 ] as const;
 
 /**
- * The flags of the launcher and of `deno task compile` themselves: they read the environment and
- * run `deno`. `--allow-run` cannot name the binary: Deno.execPath() is the resolved file, which
- * `--allow-run=deno` does not match where `deno` on PATH is a symlink.
+ * The flags of the launcher and `deno task compile`. `--allow-run` cannot name the binary:
+ * Deno.execPath() is the resolved file, which `--allow-run=deno` misses behind a symlink.
  */
 export const LAUNCHER_FLAGS = ["--no-prompt", "--allow-env", "--allow-run"] as const;
 
@@ -71,9 +66,8 @@ export class PermissionPathError extends Error {
 
 /** The absolute paths the server may touch, from its configuration. */
 export interface ServerPaths {
-  /** DATA_DIR: read and written (log, snapshots, lock, dev secret); with DATABASE_URL only for the dev secret. */
+  /** DATA_DIR: log, snapshots, lock, dev secret (with DATABASE_URL only the dev secret). */
   dataDir?: string;
-  /** JWKS_FILE, read once at startup. */
   jwksFile?: string;
   /** SOCKET: Deno.serve on a Unix socket needs read and write on its path. */
   socket?: string;
@@ -103,10 +97,7 @@ export function serverPaths(
   return paths;
 }
 
-/**
- * `deno run`/`deno compile` flags for the server. `--allow-net` is not narrowed: the listening
- * address comes from HOST/PORT and the IdP from JWKS_URL (the README shows how to narrow it).
- */
+/** The server's `deno run`/`deno compile` flags; `--allow-net` stays wide (HOST/PORT, JWKS_URL). */
 export function serverPermissionFlags(
   config: Pick<Config, "dataDir" | "keySource" | "socket" | "databaseUrl">,
   cwd: string,
@@ -124,7 +115,6 @@ export function serverPermissionFlags(
   ];
 }
 
-/** The variables `deno task migrate` reads. */
 export const MIGRATE_ENV_VARS = [
   "DATA_DIR",
   "DATABASE_URL",
@@ -132,10 +122,7 @@ export const MIGRATE_ENV_VARS = [
   "SEGMENT_MAX_BYTES",
 ] as const;
 
-/**
- * `deno run` flags of `deno task migrate`'s copy: read and write on DATA_DIR alone, the network to
- * the database's host and port alone, and its four variables.
- */
+/** `deno task migrate`'s copy flags: DATA_DIR, the database's host and port, its four variables. */
 export function migratePermissionFlags(
   dataDir: string,
   databaseUrl: string,

@@ -4,12 +4,9 @@ import {
   type RecoveringServer,
   serveRecovering,
 } from "../http/connection_limits.ts";
-import { SettingError } from "./startup_error.ts";
+import { SettingError } from "../lib/startup_error.ts";
 
-/**
- * Serves on the Unix socket at `path` (absolute), then sets its mode; throws SettingError naming
- * SOCKET. A stale socket file is replaced, a live one or a file that is not a socket refused.
- */
+/** Serves on the Unix socket at `path`, then sets its mode; throws SettingError naming SOCKET. */
 export async function listenUnix(
   path: string,
   mode: number,
@@ -32,10 +29,7 @@ export async function listenUnix(
   return server;
 }
 
-/**
- * A socket file left by a killed server is removed, but only when nothing answers on it: a live
- * server there is refused, and a file that is not a socket is never touched.
- */
+/** Removes a killed server's socket file, only when it is a socket and nothing answers on it. */
 async function clearStaleSocket(path: string): Promise<void> {
   let info: Deno.FileInfo;
   try {

@@ -15,11 +15,7 @@ const HEAD = new RegExp(String.raw`^\{"id":"(${ULID})",${NAME_AND_EMAIL}`);
 const EMAIL = new RegExp(String.raw`^\{"id":"${ULID}",${NAME_AND_EMAIL}`);
 const VERSION = ',"version":';
 
-/**
- * The id, email and version of a customer's canonical JSON text, read by anchored patterns without
- * building the object; undefined when the text is not in canonical order (or the version has more
- * than 15 digits).
- */
+/** The id, email and version of a canonical customer text, read by anchored patterns, unparsed. */
 export function canonicalFacts(json: string): CustomerFacts | undefined {
   const head = HEAD.exec(json);
   if (head === null || !hasCanonicalTail(json)) return undefined;
@@ -32,10 +28,7 @@ export function canonicalEmail(json: string): string | undefined {
   return head === null || !hasCanonicalTail(json) ? undefined : unescaped(head[1]);
 }
 
-/**
- * True when the text ends with `,"version":N}`, N of 1 to 15 digits. Whatever follows the last
- * `,"version":` of such a text is digits and the brace, so that is where the member starts.
- */
+/** True when the text ends with `,"version":N}`, N of 1 to 15 digits. */
 function hasCanonicalTail(json: string): boolean {
   const start = json.lastIndexOf(VERSION) + VERSION.length;
   const end = json.length - 1;
@@ -52,10 +45,7 @@ function unescaped(email: string): string {
   return email.includes("\\") ? JSON.parse(`"${email}"`) as string : email;
 }
 
-/**
- * The version of a customer's canonical JSON text (one canonicalFacts accepted), read from its
- * end: the `,"version":N}` matched there is the text's last `,"version":`.
- */
+/** The version of a canonical customer text, read from its end. */
 export function canonicalVersion(json: string): number {
   let version = 0;
   for (let i = json.lastIndexOf(VERSION) + VERSION.length; i < json.length - 1; i++) {

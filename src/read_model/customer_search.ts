@@ -1,16 +1,12 @@
 import type { Customer } from "../domain/customer.ts";
 
-/**
- * The q filter: a case-insensitive search of the JSON text finds candidates without allocating;
- * only those are parsed to check the name and email themselves.
- */
+/** The q filter: a search of the JSON text finds candidates unallocated; only they are parsed. */
 export function nameOrEmailMatcher(q: string | undefined): (json: string) => boolean {
   if (q === undefined) return () => true;
   const needle = q.toLowerCase();
-  // JSON escapes some characters; a needle that needs escaping is searched for as JSON would write it.
+  // A needle that JSON escapes is searched for as JSON writes it.
   const escaped = JSON.stringify(needle).slice(1, -1).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  // With the u flag, the i flag folds case as Unicode does: every character whose lower case is in
-  // the needle matches, but for İ (U+0130), whose lower case is two ("i" and U+0307).
+  // The u and i flags fold case as Unicode does, but for İ (U+0130), whose lower case is two.
   const candidate = new RegExp(escaped, "iu");
   const dottedI = needle.includes("i") || needle.includes("\u0307");
   return (json) => {

@@ -1,27 +1,18 @@
 import type { Customer } from "../domain/customer.ts";
 
-/**
- * A customer's canonical JSON text (what GET answers, the log and a snapshot store), whatever the
- * order of the object's own keys.
- */
+/** A customer's canonical JSON text, whatever the order of the object's own keys. */
 export function customerText(customer: Customer): string {
   return JSON.stringify(inCanonicalOrder(customer));
 }
 
-/**
- * The canonical text of a customer decide made, without inCanonicalOrder's copy: decide builds a
- * customer's members in the canonical order (and its address from the rules' own literal);
- * tests/read_model/customer_text_test.ts checks that of every kind of write.
- */
+/** The canonical text of a customer decide made, which is already in canonical order (tested). */
 export function decidedCustomerText(customer: Customer): string {
   return JSON.stringify(customer);
 }
 
 /**
- * The one statement of the canonical field order. customer_facts.ts reads id and email at the
- * start and version at the end without parsing, so id, name and email stay first and version last
- * (tests/read_model/customer_facts_test.ts fails otherwise). Address members come in the order of
- * ADDRESS_FIELDS; metadata keeps its own order. A literal, so the engine builds one shape fast.
+ * The one statement of the canonical field order: id, name and email first and version last, as
+ * customer_facts.ts reads them unparsed. A literal, so the engine builds one shape.
  */
 function inCanonicalOrder(customer: Customer): Customer {
   const address = customer.address;

@@ -1,21 +1,14 @@
 import { fnv1a30, FNV_OFFSET, FNV_PRIME } from "../lib/fnv_hash.ts";
 
 /**
- * Live customers by email key, kept as small integers only: the 30-bit hash of the email key
- * leads to the hash of the customer's id (text_table.ts), so the index holds no string per
- * customer (an email key string cost about 48 bytes), and a map keyed by small integers finds an
- * entry without reading key strings scattered over the heap. Hashes shared by several customers
- * hold an array; a lookup checks each candidate's own email through `ownerUnder`, so a collision
- * never answers the wrong customer.
+ * Live customers by email key, kept as integers only: the email key's hash leads to the id's hash,
+ * so no string per customer; a lookup checks each candidate's email, so collisions never mislead.
  */
 export class EmailIndex {
   #byHash = new Map<number, number | number[]>();
   #ownerUnder: (idHash: number, key: string) => string | undefined;
 
-  /**
-   * `ownerUnder` gives the id of the live customer whose id has hash `idHash` and whose email key
-   * is `key`, if there is one.
-   */
+  /** `ownerUnder` gives the live customer with id hash `idHash` and email key `key`, if any. */
   constructor(ownerUnder: (idHash: number, key: string) => string | undefined) {
     this.#ownerUnder = ownerUnder;
   }
@@ -55,9 +48,8 @@ export class EmailIndex {
 }
 
 /**
- * FNV-1a of the email's key (its lower case, emailKey's rule), to 30 bits: a small integer on
- * every V8 build. ASCII is lower-cased on the way; a text with any other character is hashed as
- * toLowerCase gives it, whose Unicode rules (İ becomes two characters) the loop does not repeat.
+ * FNV-1a of the email's key to 30 bits (a small integer); ASCII lower-cased on the way, any other
+ * text through toLowerCase, whose Unicode rules the loop does not repeat.
  */
 export function emailHash(email: string): number {
   let hash = FNV_OFFSET;

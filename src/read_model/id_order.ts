@@ -1,24 +1,15 @@
 import { ID_AT, ID_LENGTH } from "./text_table.ts";
 
 /**
- * Live customers in id order, for the list: their canonical texts in one array sorted by id (a
- * canonical text starts with its id, text_table.ts), so no id string is kept per customer. ULIDs
- * are created in order, so a create appends; an update puts the new text in the old one's place
- * (a binary search). A delete leaves the id itself behind (a tombstone, 26 characters, which no
- * text is), until tombstones are a quarter of the array, so a delete costs O(log n) amortised
- * instead of an O(n) splice, and a deleted customer's text is not kept.
+ * Live customers' texts in one array sorted by id, so no id string is kept per customer. A delete
+ * leaves a tombstone (the bare id) until they are a quarter of the array: O(log n) amortised.
  */
 export class IdOrder {
   #slots: string[] = [];
-  /**
-   * Each slot's id's time (its first 10 characters as a number): a binary search for a slot reads
-   * this compact array instead of a text per step, scattered over the heap (an update replayed
-   * from a log of a million events spent most of its time in those cache misses).
-   */
+  /** Each slot's id's time: a binary search reads this compact array, not scattered texts. */
   #times = new Float64Array(1024);
   #tombstones = 0;
 
-  /** The number of slots, tombstones included. */
   get length(): number {
     return this.#slots.length;
   }
@@ -78,10 +69,7 @@ export class IdOrder {
     return low;
   }
 
-  /**
-   * The position of the first slot whose id is not less than the 26-character id at `key[keyAt]`,
-   * whose time is `time`: by time in #times, then by id among the slots of that time.
-   */
+  /** The first slot whose id is not less than the id at `key[keyAt]`: by time, then by id. */
   #firstNotBefore(key: string, keyAt: number, time: number): number {
     const times = this.#times;
     let low = 0;
@@ -119,10 +107,7 @@ const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 const DIGITS = new Int8Array(128).fill(-1);
 for (const [value, digit] of [...CROCKFORD].entries()) DIGITS[digit.charCodeAt(0)] = value;
 
-/**
- * A ULID's time: its first 10 characters (Crockford base32, 50 bits) as a number; ids sort as
- * their times do, then by the rest. Any other character counts as 0 (only ULIDs are put).
- */
+/** A ULID's time: its first 10 characters as a number (any other character counts as 0). */
 function timeOf(text: string, at: number): number {
   let time = 0;
   for (let i = at; i < at + 10; i++) {
@@ -131,15 +116,11 @@ function timeOf(text: string, at: number): number {
   return time;
 }
 
-/** A tombstone is a bare id; a text is longer. */
 function isTombstone(slot: string): boolean {
   return slot.length === ID_LENGTH;
 }
 
-/**
- * Compares a slot's id with `key[keyAt, keyAt + keyLength)` as strings compare (by UTF-16 code
- * units, a prefix first): negative when the slot's id sorts first.
- */
+/** Compares a slot's id with `key[keyAt, keyAt + keyLength)` as strings compare. */
 function compare(slot: string, key: string, keyAt: number, keyLength: number): number {
   const slotAt = isTombstone(slot) ? 0 : ID_AT;
   const shared = Math.min(ID_LENGTH, keyLength);

@@ -9,23 +9,17 @@ import { ID_AT, ID_LENGTH, idHash, idOf, TextTable } from "./text_table.ts";
 
 /** What a page of the list asks for. */
 export interface ListQuery {
-  /** Only ids greater than this one. */
   after?: string;
   limit: number;
   /** Exact email, compared case-insensitively. */
   email?: string;
-  /** Case-insensitive substring of name or email. */
   q?: string;
 }
 
-/**
- * A live customer as GET and the list answer it: its JSON text and the version for the ETag. The
- * read model keeps only the text (see CustomerProjection) and makes this on demand.
- */
+/** A live customer as GET and the list answer it: its JSON text and its version. */
 export interface CustomerRecord {
   readonly id: string;
   readonly version: number;
-  /** The customer's canonical JSON text (customer_text.ts). */
   readonly json: string;
 }
 
@@ -36,14 +30,8 @@ export interface ListPage {
 }
 
 /**
- * The in-memory read model: live customers by id, by email, and in id order. Each customer is
- * kept as one string, its canonical JSON text (what GET answers and a snapshot stores): the id
- * it starts with, its email and version are read from it where needed (customer_facts.ts), and
- * the indexes hold small integers (hashes) or the text itself, no record object and no key
- * string. With a million customers a record object and id and email key strings were about 150
- * of 600 bytes per customer, and finding string keys in maps that large was most of the cost of
- * replaying an event. Text instead of an object graph halves the memory and spares the garbage
- * collector; decisions parse the text when they need it.
+ * The in-memory read model: each customer kept as one string, its canonical JSON text, with
+ * indexes of hashes, not key strings, to save memory; `bench --only=startup` measures it.
  */
 export class CustomerProjection implements CustomerState {
   #texts = new TextTable();
@@ -72,19 +60,16 @@ export class CustomerProjection implements CustomerState {
     return json === undefined ? undefined : JSON.parse(json);
   }
 
-  /** The record of the live customer with this id. */
   record(id: string): CustomerRecord | undefined {
     const json = this.#texts.get(id);
     return json === undefined ? undefined : { id, version: canonicalVersion(json), json };
   }
 
-  /** The version of the live customer with this id. */
   version(id: string): number | undefined {
     const json = this.#texts.get(id);
     return json === undefined ? undefined : canonicalVersion(json);
   }
 
-  /** True when a customer with this id is live. */
   has(id: string): boolean {
     return this.#texts.get(id) !== undefined;
   }
@@ -94,17 +79,12 @@ export class CustomerProjection implements CustomerState {
     return this.#byEmail.owner(key);
   }
 
-  /**
-   * Folds one durable event into the model: the customer's JSON text after it (canonical when
-   * just committed, the log's own text when replayed), or null for a delete. `email`: the
-   * customer's email, given with a text customer_text.ts just made (so known canonical).
-   */
+  /** Folds one durable event into the model: the customer's text after it, or null for a delete. */
   apply(id: string, json: string | null, email?: string): void {
     if (json === null) this.remove(id);
     else this.put(json, email);
   }
 
-  /** Removes a customer, if live. */
   remove(id: string): void {
     const before = this.#texts.delete(id);
     if (before === undefined) return;
@@ -115,10 +95,8 @@ export class CustomerProjection implements CustomerState {
   }
 
   /**
-   * Sets a live customer from its JSON text (an event's data, a snapshot's customer line), whose
-   * id it is. Text in another field order (another writer's) is kept in canonical order, so that
-   * the id, email and version are always where customer_facts.ts and text_table.ts read them.
-   * `email`, given with a text customer_text.ts made, spares reading the email back from it.
+   * Sets a live customer from its JSON text; text in another field order is kept canonical, so the
+   * id, email and version are where customer_facts.ts reads them. `email` spares reading it back.
    */
   put(json: string, email = canonicalEmail(json)): void {
     if (email === undefined) {
@@ -146,7 +124,6 @@ export class CustomerProjection implements CustomerState {
     return this.#order.texts();
   }
 
-  /** Every live customer's record in id order (a new array). */
   all(): CustomerRecord[] {
     return this.texts().map(recordOf);
   }
@@ -174,12 +151,10 @@ export class CustomerProjection implements CustomerState {
   }
 }
 
-/** The record of a kept (canonical) text. */
 function recordOf(json: string): CustomerRecord {
   return { id: json.slice(ID_AT, ID_AT + ID_LENGTH), version: canonicalVersion(json), json };
 }
 
-/** The email of a kept (canonical) text. */
 function emailOf(json: string): string {
   return canonicalEmail(json) ?? customerFacts(json).email;
 }

@@ -1,25 +1,15 @@
 import { fnv1a30 } from "../lib/fnv_hash.ts";
 
 /**
- * Customers' canonical JSON texts found by id, with no id string kept: a text in canonical order
- * starts with `{"id":"` and the 26 characters of its ULID, so the text itself says whose it is.
- * Texts are kept under a 30-bit hash of the id, a small integer: a map keyed by id strings kept
- * a 48-byte string per customer, and finding a key read key strings scattered over the heap (with
- * a million customers those cache misses were the largest single cost of replaying an event).
- * Ids that share a hash share an entry, an array of texts; each text's own id decides.
+ * Canonical customer texts by id with no id string kept (a text starts with its id), under a
+ * 30-bit hash of the id; colliding ids share an entry. `bench --only=startup` measures replay.
  */
 export class TextTable {
   #byHash = new Map<number, string | string[]>();
   #size = 0;
-  /**
-   * The greatest id ever set, as UTF-16 units (no string: a slice would keep its text, and with it
-   * a deleted customer's data, alive). A new customer's id is above every id so far (ULIDs grow
-   * with time), so get (the version check of every create) answers it without probing the map:
-   * the map is probed once per create, by its set, not twice.
-   */
+  /** The greatest id ever set, as UTF-16 units: get answers a new (greater) id without probing. */
   #maxId = new Uint16Array(ID_LENGTH);
 
-  /** The number of texts. */
   get size(): number {
     return this.#size;
   }

@@ -24,7 +24,6 @@ export class StoreUnavailableError extends StoreError {
 
 /** Another process holds the data directory's lock. */
 export class StoreLockedError extends StoreError {
-  /** The PID written by the process that holds the lock. */
   readonly holder: string;
   constructor(path: string, holder: string) {
     super(
@@ -65,9 +64,7 @@ export class CorruptLogError extends StoreError {
 
 /** A stream was not at the version an append expected; nothing of the batch was written. */
 export class ExpectedVersionConflictError extends StoreError {
-  /** The customer id whose stream did not match. */
   readonly id: string;
-  /** The version the append expected. */
   readonly expected: number;
   /** The version the stream is at (0 when it has no event). */
   readonly actual: number;
@@ -91,9 +88,7 @@ export class StoreClosedError extends StoreError {
 
 /** The events after a seq are no longer kept (retention dropped them); reading must restart later. */
 export class LogTruncatedError extends StoreError {
-  /** The seq the read asked to continue after. */
   readonly afterSeq: number;
-  /** The first seq the log still holds. */
   readonly oldestSeq: number;
 
   constructor(afterSeq: number, oldestSeq: number) {
@@ -106,7 +101,6 @@ export class LogTruncatedError extends StoreError {
 
 /** A store that enforces email uniqueness found the email on another live customer. */
 export class EmailInUseError extends StoreError {
-  /** The email, as the refused event carried it. */
   readonly email: string;
 
   constructor(email: string) {
@@ -118,7 +112,6 @@ export class EmailInUseError extends StoreError {
 
 /** A store that enforces idempotency keys already holds a create with this key for this actor. */
 export class IdempotencyKeyTakenError extends StoreError {
-  /** The actor (token sub) and key. */
   readonly actor: string;
   readonly key: string;
 

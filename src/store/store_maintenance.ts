@@ -7,21 +7,15 @@ export interface RecoveryReport {
   eventsReplayed: number;
 }
 
-/**
- * A backend's recovery and housekeeping over a SnapshotSource (snapshot_source.ts): the JSONL backend snapshots and
- * rewrites segments; the memory store erases in place. The composition root starts and stops it.
- */
+/** A backend's recovery and housekeeping over a SnapshotSource; the composition root runs it. */
 export interface StoreMaintenance {
   /** Loads the newest usable state into the source and replays the log after it. */
   recover(): Promise<RecoveryReport>;
-  /** A commit listener: may start a compaction in the background. */
   noteCommit(event: Pick<ReplayedEvent, "type">): void;
-  /** Starts a compaction unless one is running; failures are logged, never thrown. */
   startCompaction(): void;
   /** Compacts now: erases the events of customers that are no longer live (keepsEvent). */
   compact(): Promise<void>;
-  /** Compacts unless nothing was applied since the last compaction (a clean shutdown calls this). */
+  /** Compacts unless nothing was applied since the last one (a clean shutdown calls this). */
   compactIfChanged(): Promise<void>;
-  /** Waits for a running compaction and cancels a scheduled one. */
   settle(): Promise<void>;
 }

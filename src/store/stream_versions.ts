@@ -1,21 +1,14 @@
 import { ExpectedVersionConflictError } from "./store_errors.ts";
 import type { AppendOptions } from "./event_store.ts";
 
-/**
- * Who knows each customer's durable version: a single-writer store asks its state owner (the
- * service) instead of keeping a second map of every customer. `appliedSeq` says how far it is.
- */
+/** Who knows each customer's durable version, so a single-writer store keeps no second map. */
 export interface VersionSource {
   /** The version of the customer's last applied event, or undefined when unknown or erased. */
   versionOf(id: string): number | undefined;
-  /** The sequence number of the last event applied. */
   readonly appliedSeq: number;
 }
 
-/**
- * The fewest #durable entries that start a purge: a few group commits' worth, so entries are
- * dropped within milliseconds of being applied, and a purge's scan costs under one step a write.
- */
+/** The fewest #durable entries that start a purge: a few group commits' worth. */
 const PURGE_AT_LEAST = 256;
 
 interface Seen {
@@ -23,16 +16,11 @@ interface Seen {
   seq: number;
 }
 
-/**
- * The stream versions an in-process store checks `expected` against: appends still queued, then
- * durable ones the version source has not applied yet, then the source (or, without one, what
- * replay saw).
- */
+/** The versions `expected` is checked against: queued, then unapplied durable, then the source. */
 export class StreamVersions {
   #source: VersionSource | undefined;
   #durable = new Map<string, Seen>();
   #pending = new Map<string, Seen>();
-  /** The #durable size at which applied entries are next dropped (see noteDurable). */
   #purgeAt = PURGE_AT_LEAST;
 
   /** Takes versions from `source` from now on; replayed events need not be remembered then. */
@@ -45,7 +33,6 @@ export class StreamVersions {
     return this.#source !== undefined;
   }
 
-  /** Remembers a replayed event's version. */
   noteReplayed(id: string, version: number, seq: number): void {
     this.#durable.set(id, { version, seq });
   }
@@ -55,7 +42,6 @@ export class StreamVersions {
     this.#pending.set(id, { version, seq });
   }
 
-  /** Records that an event is durable. */
   noteDurable(id: string, version: number, seq: number): void {
     // The queued event's own record moves over: no new one per event.
     const own = this.#pending.get(id);
@@ -63,12 +49,8 @@ export class StreamVersions {
       this.#pending.delete(id);
       this.#durable.set(id, own);
     } else this.#durable.set(id, { version, seq });
-    // Bounded: entries the source has applied are dropped once there are a few hundred. Dropped
-    // soon, an entry (its record, the map's table grown for it) dies young, in the scavenge that
-    // finds it; kept for thousands of writes (as before), it outlived young-generation
-    // collections and was promoted to the old one, to be collected there. The next purge waits
-    // until the map has doubled, so a batch of many unapplied events is not scanned again for
-    // each event.
+    // Entries the source has applied are dropped within a few hundred, so they die young; the next
+    // purge waits until the map has doubled, so a large batch is not rescanned per event.
     if (this.#source !== undefined && this.#durable.size >= this.#purgeAt) {
       const applied = this.#source.appliedSeq;
       for (const [key, entry] of this.#durable) if (entry.seq <= applied) this.#durable.delete(key);

@@ -6,10 +6,7 @@ import {
 } from "./webhook_store.ts";
 import { ExpectedVersionConflictError } from "./store_errors.ts";
 
-/**
- * Webhook state held in memory: the reference behaviour of the port, which the memory backend is
- * and the JSONL backend replays its file into.
- */
+/** Webhook state in memory: the port's reference behaviour, which the JSONL store replays into. */
 export class WebhookState implements WebhookStore {
   #endpoints = new Map<string, WebhookEndpoint>();
   #attempts = new Map<string, DeliveryAttempt[]>();
@@ -94,10 +91,7 @@ export class WebhookState implements WebhookStore {
   }
 }
 
-/**
- * The conflict of a put of `endpoint` over a stored `version` (undefined when none is stored), or
- * undefined when it is newer, or creates the endpoint (version 1) where none is.
- */
+/** The conflict of a put over a stored `version` (undefined: none), or undefined when newer. */
 export function staleVersion(
   endpoint: WebhookEndpoint,
   version: number | undefined,
@@ -106,10 +100,7 @@ export function staleVersion(
   return new ExpectedVersionConflictError(endpoint.id, endpoint.version - 1, version ?? 0);
 }
 
-/**
- * The conflict of a remove of `id` expecting `expected` over a stored `version` (undefined when
- * gone), or undefined when the remove may go ahead.
- */
+/** The conflict of a remove of `id` expecting `expected` over a stored `version`, if any. */
 export function staleRemove(
   id: string,
   expected: number | undefined,

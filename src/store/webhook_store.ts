@@ -40,37 +40,20 @@ export interface DeliveryAttempt {
   next_attempt_at: string | null;
 }
 
-/**
- * Durable webhook endpoints, their delivery checkpoints and deliveries logs: the port the webhook
- * service owns. Backends: store/memory (the reference), store/jsonl, store/postgres; every one
- * passes tests/store/webhook_store_contract.ts. A resolved write is durable. Reads answer from
- * what the store last saw; a store that other processes write too (PostgreSQL) catches up on
- * refresh().
- */
+/** Durable webhook endpoints, checkpoints and deliveries logs (webhook_store_contract.ts). */
 export interface WebhookStore {
-  /** Every endpoint, in id order. */
   list(): WebhookEndpoint[];
-  /** One endpoint, or undefined. */
   get(id: string): WebhookEndpoint | undefined;
   /**
-   * Creates (at `version` 1) or changes an endpoint; its checkpoint never moves back (the newer of
-   * the stored and the given `last_seq` stays), so a change racing a delivery loses no progress.
-   * A put whose `version` is not above the stored one is stale (another writer got there first),
-   * and a change (version above 1) of an endpoint no longer stored comes after its removal: both
-   * reject with ExpectedVersionConflictError (`actual` 0 when gone), writing nothing, so a change
-   * read before another writer's remove never brings the endpoint back.
+   * Creates or changes an endpoint; its checkpoint never moves back. A stale `version`, or a
+   * change of an endpoint since removed, rejects with ExpectedVersionConflictError.
    */
   put(endpoint: WebhookEndpoint): Promise<void>;
-  /**
-   * Stores a copied endpoint as it is, whatever is stored (`deno task migrate` into an empty
-   * store): no version check.
-   */
+  /** Stores a copied endpoint as it is, with no version check (`deno task migrate`). */
   restore(endpoint: WebhookEndpoint): Promise<void>;
   /**
-   * Removes an endpoint and its deliveries log; nothing when it does not exist. With `version`,
-   * removes it only at that version: when another writer changed or removed it first, rejects
-   * with ExpectedVersionConflictError (`actual` 0 when gone), removing nothing, so a delete
-   * checked against a read that went stale meanwhile cannot drop a newer change.
+   * Removes an endpoint and its deliveries log. With `version`, only at that version, so a delete
+   * checked against a stale read cannot drop a newer change.
    */
   remove(id: string, version?: number): Promise<void>;
   /** Moves an endpoint's checkpoint forward to `lastSeq`; ignored for an unknown endpoint. */
@@ -79,10 +62,7 @@ export interface WebhookStore {
   recordAttempt(id: string, attempt: DeliveryAttempt): Promise<void>;
   /** An endpoint's attempts, newest first. */
   attempts(id: string): DeliveryAttempt[];
-  /**
-   * Reads what other processes wrote since: every endpoint, and with `id` that endpoint's
-   * deliveries log too. Nothing to do for a store that only this process writes.
-   */
+  /** Reads what other processes wrote since (with `id`, that endpoint's log too). */
   refresh(id?: string): Promise<void>;
   /** Waits for pending writes, then releases the store. */
   close(): Promise<void>;

@@ -30,6 +30,8 @@ export interface DispatcherDeps {
   /** Disables an endpoint with a reason (through the service, so versions stay serial). */
   disable: (id: string, reason: string) => Promise<void>;
   log: Pick<Logger, "warn" | "error">;
+  /** Told of each failed state write (`webhook_state`) and loop (`webhook_loop`); both retry. */
+  failed?: (task: "webhook_state" | "webhook_loop", error: unknown) => void;
   /** Observes every attempt's outcome (`success`, `failure`, `timeout`...) and duration. */
   observe?: (outcome: string, seconds: number) => void;
   /**
@@ -92,6 +94,7 @@ export class WebhookDispatcher {
       const done = this.#run(id, stop.signal).catch((error) => {
         // A failing store must not spin: the loop starts again after a pause.
         pause = 1000;
+        this.deps.failed?.("webhook_loop", error);
         this.deps.log.error("webhook loop failed", { webhook_id: id, error: String(error) });
       }).finally(() => {
         if (this.#loops.get(id)?.stop === stop) this.#loops.delete(id);
@@ -243,8 +246,9 @@ export class WebhookDispatcher {
   }
 
   #background(write: Promise<void>): void {
-    write.catch((error) =>
-      this.deps.log.error("webhook state write failed", { error: String(error) })
-    );
+    write.catch((error) => {
+      this.deps.failed?.("webhook_state", error);
+      this.deps.log.error("webhook state write failed", { error: String(error) });
+    });
   }
 }

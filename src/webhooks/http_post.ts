@@ -1,5 +1,5 @@
 import type { Destination } from "./destination.ts";
-import { Deadlines } from "./deadlines.ts";
+import { DeadlineSweeper } from "../lib/deadline_sweeper.ts";
 import { readAnswer } from "./http_answer.ts";
 
 /** At most this much of a receiver's answer is read; none of it is kept. */
@@ -21,7 +21,7 @@ export interface OpenConnection {
 }
 
 const encoder = new TextEncoder();
-const deadlines = new Deadlines();
+const deadlines = new DeadlineSweeper(20);
 
 /** The identity of a connection: the checked address and what TLS verified. */
 export function connectionKey(destination: Destination): string {

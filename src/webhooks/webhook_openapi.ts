@@ -1,3 +1,4 @@
+import "./webhook_problems.ts";
 import { WEBHOOKS_SCOPE } from "../auth/scopes.ts";
 import type { ApiDescription } from "../http/api_module.ts";
 import type { ProblemSlug } from "../http/problem_types.ts";

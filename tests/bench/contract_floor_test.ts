@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { ChildGroup } from "../../bench/child_processes.ts";
-import { startFloor } from "../../bench/http_targets.ts";
-import { mintToken, randomSecret } from "../../bench/service_token.ts";
+import { ChildGroup } from "../../bench/support/child_processes.ts";
+import { startFloor } from "../../bench/http/http_targets.ts";
+import { mintToken, randomSecret } from "../../bench/support/service_token.ts";
 
 const SEEDED = Array.from({ length: 150 }, (_, i) => ({
   id: `01JFLOOR${String(i).padStart(18, "0")}`,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { floorOutcomes, formatFloorOutcome } from "../../bench/floor_report.ts";
-import type { TargetRuns } from "../../bench/http_report.ts";
-import type { Measured, Workload } from "../../bench/http_workloads.ts";
+import { floorOutcomes, formatFloorOutcome } from "../../bench/http/floor_report.ts";
+import type { TargetRuns } from "../../bench/http/http_report.ts";
+import type { Measured, Workload } from "../../bench/http/http_workloads.ts";
 
 function runs(role: TargetRuns["role"], figures: [rps: number, p99Ms: number][]): TargetRuns {
   const measured: Measured[] = figures.map(([rps, p99Ms]) => ({

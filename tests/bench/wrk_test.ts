@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseWrkOutput } from "../../bench/wrk.ts";
+import { parseWrkOutput } from "../../bench/support/wrk.ts";
 
 const REPORT = `Running 3s test @ http://127.0.0.1:40123
   1 threads and 64 connections

@@ -3,7 +3,7 @@
  * options and the variables it reads, exits 0 and does nothing else; an unknown option exits 2.
  */
 import assert from "node:assert/strict";
-import { writeEventLog } from "../../bench/event_log_fixture.ts";
+import { writeEventLog } from "../../bench/support/event_log_fixture.ts";
 import {
   COMPACT_USAGE,
   MIGRATE_USAGE,

@@ -6,7 +6,7 @@
  * exit 73 and left as it was.
  */
 import assert from "node:assert/strict";
-import { writeEventLog } from "../../bench/event_log_fixture.ts";
+import { writeEventLog } from "../../bench/support/event_log_fixture.ts";
 import { JsonlWebhookStore } from "../../src/store/jsonl/jsonl_webhook_store.ts";
 import { PostgresWebhookStore } from "../../src/store/postgres/postgres_webhook_store.ts";
 import type { WebhookEndpoint } from "../../src/store/webhook_store.ts";

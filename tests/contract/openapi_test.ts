@@ -5,7 +5,7 @@ import { createHandler } from "../../src/app.ts";
 import { LIMITS } from "../../src/domain/validation.ts";
 import { createAuthenticator } from "../../src/auth/authenticator.ts";
 import { SECRET_ALGORITHMS } from "../../src/auth/key_sources.ts";
-import { MAX_LIMIT } from "../../src/customers/list_query.ts";
+import { MAX_PAGE_LIMIT as MAX_LIMIT } from "../../src/http/paging.ts";
 import { API_DOCUMENT } from "../support/api_document.ts";
 import { customerModule } from "../../src/customers/customer_routes.ts";
 import { feedModule } from "../../src/feed/feed_routes.ts";
@@ -42,12 +42,12 @@ async function withHandler(
       clock: Date.now,
       newId: () => SOME_ID,
     });
-    await service.replay();
+    await service.snapshots.replay();
     const key = new TextEncoder().encode("openapi-test-secret-0123456789-abcdefghij");
     const feed = feedModule({
       store,
       onCommit: (listener) => service.addCommitListener(listener),
-      isLive: (id) => service.isLive(id),
+      isLive: (id) => service.snapshots.isLive(id),
       tokens: new StreamTokens(key),
       retentionMs: 86_400_000,
       maxStreams: 10,

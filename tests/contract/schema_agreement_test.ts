@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { mergePatchViolations, parseCustomerInput } from "../../src/domain/validation.ts";
 import { schemaErrors } from "../support/contract.ts";
-import { seededRandom, seedFrom } from "../support/prng.ts";
+import { seededRandom, seedFrom } from "../../bench/support/prng.ts";
 
 type Variants = Record<string, unknown[]>;
 

@@ -6,7 +6,7 @@ import {
   IdempotencyKeyReusedError,
 } from "../../src/domain/errors.ts";
 import { CustomerProjection } from "../../src/read_model/projection.ts";
-import { CustomerService, type WriteContext } from "../../src/customers/customer_service.ts";
+import { CustomerService } from "../../src/customers/customer_service.ts";
 import { customerText } from "../../src/read_model/customer_text.ts";
 import { IDEMPOTENCY_TTL_MS } from "../../src/customers/idempotency.ts";
 import { JsonlEventStore } from "../../src/store/jsonl/jsonl_store.ts";
@@ -89,7 +89,7 @@ async function open(dir: string, clock = { now: T0 }, firstId = 1): Promise<Fixt
     clock: () => clock.now,
     newId: () => idAt(next++),
   });
-  await service.replay();
+  await service.snapshots.replay();
   return { dir, store, projection, service, gate, clock };
 }
 
@@ -106,6 +106,16 @@ function serviceTest(name: string, body: (f: Fixture) => Promise<void>): void {
       await Deno.remove(dir, { recursive: true });
     }
   });
+}
+
+/** What a create that wrote `customer` as the event at `seq` answers. */
+function written(customer: Customer, seq: number) {
+  return { customer, seq, text: customerText(customer) };
+}
+
+/** What a create whose key answers `customer` again answers, at the applied `seq`. */
+function replayedAt(customer: Customer, seq: number) {
+  return { customer, seq, text: undefined, replayed: true };
 }
 
 function customerAt(n: number, input: { name: string; email: string }, at = T0): Customer {
@@ -125,27 +135,26 @@ function customerAt(n: number, input: { name: string; email: string }, at = T0):
 
 serviceTest("a create answers the new customer and makes it readable", async ({ service }) => {
   const result = await service.create(ADA, ALICE);
-  assert.deepEqual(result, { customer: customerAt(1, ADA), replayed: false });
+  assert.deepEqual(result, written(customerAt(1, ADA), 1));
   assert.deepEqual(service.get(idAt(1)), customerAt(1, ADA));
 });
 
 serviceTest(
-  "a write hands its customer's text back in the context, the one GET then answers; a no-op and a replayed key hand none",
+  "a write answers its customer's text and its event's seq, the text GET then answers; a no-op and a replayed key answer no text, at the applied seq",
   async ({ service }) => {
-    const created: WriteContext = { ...ALICE };
-    const { customer } = await service.create(ADA, created, "key-1");
-    assert.equal(created.committedText, service.record(customer.id)?.json);
-    assert.equal(created.committedText, customerText(customer));
-    const changed: WriteContext = { ...ALICE };
-    await service.patch(customer.id, { name: "Ada King" }, undefined, changed);
-    assert.equal(JSON.parse(changed.committedText!).name, "Ada King");
-    assert.equal(changed.committedText, service.record(customer.id)?.json);
-    const unchanged: WriteContext = { ...ALICE, committedText: "stale" };
-    await service.patch(customer.id, {}, undefined, unchanged);
-    assert.equal(unchanged.committedText, undefined);
-    const replayed: WriteContext = { ...ALICE, committedText: "stale" };
-    assert.equal((await service.create(ADA, replayed, "key-1")).replayed, true);
-    assert.equal(replayed.committedText, undefined);
+    const created = await service.create(ADA, ALICE, "key-1");
+    const { customer } = created;
+    assert.equal(created.seq, 1);
+    assert.equal(created.text, service.record(customer.id)?.json);
+    assert.equal(created.text, customerText(customer));
+    const changed = await service.patch(customer.id, { name: "Ada King" }, undefined, ALICE);
+    assert.equal(changed.seq, 2);
+    assert.equal(JSON.parse(changed.text!).name, "Ada King");
+    assert.equal(changed.text, service.record(customer.id)?.json);
+    const unchanged = await service.patch(customer.id, {}, undefined, ALICE);
+    assert.deepEqual(unchanged, { customer: service.get(customer.id), seq: 2, text: undefined });
+    const replayed = await service.create(ADA, ALICE, "key-1");
+    assert.deepEqual(replayed, replayedAt(customer, 2));
   },
 );
 
@@ -206,9 +215,9 @@ serviceTest(
   "repeating a create with the same idempotency key answers the first customer, replayed, creating nothing",
   async ({ service, store, projection }) => {
     const first = await service.create(ADA, ALICE, "key-1");
-    assert.deepEqual(first, { customer: customerAt(1, ADA), replayed: false });
+    assert.deepEqual(first, written(customerAt(1, ADA), 1));
     const again = await service.create({ email: ADA.email, name: ADA.name }, ALICE, "key-1");
-    assert.deepEqual(again, { customer: customerAt(1, ADA), replayed: true });
+    assert.deepEqual(again, replayedAt(customerAt(1, ADA), 1));
     assert.equal(projection.size, 1);
     assert.equal(store.lastSeq, 1);
   },
@@ -232,10 +241,7 @@ serviceTest(
   async ({ service }) => {
     await service.create(ADA, ALICE, "key-1");
     const grace = { name: "Grace Hopper", email: "grace@example.com" };
-    assert.deepEqual(await service.create(grace, BOB, "key-1"), {
-      customer: customerAt(2, grace),
-      replayed: false,
-    });
+    assert.deepEqual(await service.create(grace, BOB, "key-1"), written(customerAt(2, grace), 2));
   },
 );
 
@@ -247,11 +253,8 @@ serviceTest(
     await gate.reached();
     await assert.rejects(service.create(ADA, ALICE, "key-1"), IdempotencyKeyInFlightError);
     gate.release();
-    assert.deepEqual(await first, { customer: customerAt(1, ADA), replayed: false });
-    assert.deepEqual(await service.create(ADA, ALICE, "key-1"), {
-      customer: customerAt(1, ADA),
-      replayed: true,
-    });
+    assert.deepEqual(await first, written(customerAt(1, ADA), 1));
+    assert.deepEqual(await service.create(ADA, ALICE, "key-1"), replayedAt(customerAt(1, ADA), 1));
     assert.equal(store.lastSeq, 1);
   },
 );
@@ -265,10 +268,10 @@ Deno.test("idempotency keys survive reopening the store and replaying into a fre
 
     const after = await open(dir, { now: T0 + 60_000 }, 100);
     try {
-      assert.deepEqual(await after.service.create(ADA, ALICE, "key-1"), {
-        customer: customerAt(1, ADA),
-        replayed: true,
-      });
+      assert.deepEqual(
+        await after.service.create(ADA, ALICE, "key-1"),
+        replayedAt(customerAt(1, ADA), 1),
+      );
       await assert.rejects(
         after.service.create({ ...ADA, name: "Other" }, ALICE, "key-1"),
         IdempotencyKeyReusedError,
@@ -288,10 +291,10 @@ serviceTest(
     await service.create(ADA, ALICE, "key-1");
     clock.now = T0 + IDEMPOTENCY_TTL_MS;
     const grace = { name: "Grace Hopper", email: "grace@example.com" };
-    assert.deepEqual(await service.create(grace, ALICE, "key-1"), {
-      customer: customerAt(2, grace, clock.now),
-      replayed: false,
-    });
+    assert.deepEqual(
+      await service.create(grace, ALICE, "key-1"),
+      written(customerAt(2, grace, clock.now), 2),
+    );
   },
 );
 
@@ -343,7 +346,7 @@ serviceTest(
     assert.equal(service.get(idAt(1))?.version, 1);
     assert.equal(service.get(idAt(1))?.name, "Ada Lovelace");
     gate.release();
-    assert.equal((await pending).version, 2);
+    assert.equal((await pending).customer.version, 2);
     assert.equal(service.get(idAt(1))?.name, "Augusta Ada King");
   },
 );
@@ -407,7 +410,7 @@ serviceTest(
     assert.equal(store.lastSeq, 0);
     // The email is free again and the key is neither in flight nor remembered.
     const retried = await service.create(ADA, ALICE, "key-1");
-    assert.deepEqual(retried, { customer: customerAt(2, ADA), replayed: false });
+    assert.deepEqual(retried, written(customerAt(2, ADA), 1));
     assert.equal(store.lastSeq, 1);
   },
 );
@@ -434,26 +437,27 @@ serviceTest(
 );
 
 serviceTest(
-  "records() restored line by line into a fresh service give the same customers, keys and versions",
+  "snapshots.records() restored line by line into a fresh service give the same customers, keys and versions",
   async ({ service }) => {
     await service.create(ADA, ALICE, "key-1");
     await service.create({ name: "Grace Hopper", email: "grace@example.com" }, BOB);
     await service.patch(idAt(2), { name: "Grace B. Hopper" }, undefined, BOB);
-    const lines = [...service.records()];
+    const lines = [...service.snapshots.records()];
     const copy = new CustomerService({
       store: new MemoryEventStore(),
       projection: new CustomerProjection(),
       clock: () => T0,
       newId: () => idAt(99),
     });
-    for (const line of lines) copy.restore(line);
+    for (const line of lines) copy.snapshots.restore(line);
     assert.deepEqual(copy.get(idAt(1)), service.get(idAt(1)));
     assert.deepEqual(copy.get(idAt(2)), service.get(idAt(2)));
-    assert.deepEqual([copy.versionOf(idAt(1)), copy.versionOf(idAt(2))], [1, 2]);
-    assert.deepEqual(lines.map((line) => copy.idOf(line)).sort(), [idAt(1), idAt(1), idAt(2)]);
+    const { snapshots } = copy;
+    assert.deepEqual([snapshots.versionOf(idAt(1)), snapshots.versionOf(idAt(2))], [1, 2]);
+    assert.deepEqual(lines.map((line) => snapshots.idOf(line)).sort(), [idAt(1), idAt(1), idAt(2)]);
     // The remembered key came back: a repeat answers the first result again.
     const again = await copy.create(ADA, ALICE, "key-1");
-    assert.deepEqual(again, { customer: customerAt(1, ADA), replayed: true });
+    assert.deepEqual(again, replayedAt(customerAt(1, ADA), 0));
   },
 );
 
@@ -473,14 +477,14 @@ serviceTest(
       clock: () => T0,
       newId: () => idAt(next++),
     });
-    await other.replay(0);
+    await other.snapshots.replay(0);
     for (const input of [ADA, GRACE, BOB_]) await other.create(input, ALICE);
     await other.patch(idAt(2), { email: "grace2@example.com" }, undefined, ALICE);
     await other.patch(idAt(1), { email: "grace@example.com" }, undefined, ALICE);
     await other.create({ name: "Linus", email: "ada@example.com" }, ALICE, "key-linus");
     await other.delete(idAt(3), undefined, BOB);
 
-    service.jumpTo(40, [...other.records()]);
+    service.snapshots.jumpTo(40, [...other.snapshots.records()]);
     assert.equal(service.appliedSeq, 40);
     for (const n of [1, 2, 3, 4]) assert.deepEqual(service.get(idAt(n)), other.get(idAt(n)));
     assert.deepEqual(service.list({ limit: 10 }).items.map((r) => r.id), [1, 2, 4].map(idAt));
@@ -492,7 +496,7 @@ serviceTest(
     const linus = { name: "Linus", email: "ada@example.com" };
     assert.equal((await service.create(linus, ALICE, "key-linus")).replayed, true);
     // An older snapshot changes nothing.
-    service.jumpTo(39, []);
+    service.snapshots.jumpTo(39, []);
     assert.deepEqual(service.get(idAt(1)), other.get(idAt(1)));
   },
 );

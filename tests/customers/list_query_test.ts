@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { BadRequestError } from "../../src/http/errors.ts";
 import {
-  DEFAULT_LIMIT,
-  encodeCursor,
-  MAX_LIMIT,
-  parseListQuery,
-} from "../../src/customers/list_query.ts";
+  DEFAULT_PAGE_LIMIT as DEFAULT_LIMIT,
+  MAX_PAGE_LIMIT as MAX_LIMIT,
+} from "../../src/http/paging.ts";
+import { encodeCursor, parseListQuery } from "../../src/customers/list_query.ts";
 
 const ID = "01JDQ8Z5K3M4N5P6Q7R8S9T0VW";
 

@@ -4,7 +4,7 @@ import { execForm, type Instruction, only, parseDockerfile } from "../support/do
 const ROOT = new URL("../../", import.meta.url);
 const text = await Deno.readTextFile(new URL("Dockerfile", ROOT));
 const dockerfile = parseDockerfile(text);
-/** Where the README puts a local denort for `--build-arg DENORT_BIN=dist/denort`; may be absent. */
+/** Where docs/operations.md puts a local denort for `--build-arg DENORT_BIN=dist/denort`; may be absent. */
 const DENORT_PATH = "dist/denort";
 const app = dockerfile.filter((i) => i.stage === "app");
 

@@ -47,7 +47,8 @@ Deno.test("tests/deno.json holds the test-only packages, pinned in its own tests
   assert.deepEqual(testOnly.sort(), [
     "ajv",
     "ajv-formats",
-    "playwright-core",
+    "axe-core",
+    "puppeteer-core",
     "standardwebhooks",
     "ulid",
   ]);

@@ -1,3 +1,4 @@
+import { exampleCustomer } from "../support/customers.ts";
 import assert from "node:assert/strict";
 import type { CustomerCommand, ExpectedVersions } from "../../src/domain/commands.ts";
 import { type Customer, emailKey } from "../../src/domain/customer.ts";
@@ -34,24 +35,13 @@ function fixedContext(...ids: string[]): DecideContext {
 }
 
 function ada(): Customer {
-  return {
+  return exampleCustomer({
     id: ADA_ID,
-    name: "Ada Lovelace",
-    email: "ada@example.com",
-    phone: "+442079460958",
-    address: {
-      line1: "12 St James's Square",
-      line2: null,
-      city: "London",
-      region: null,
-      postal_code: "SW1Y 4JH",
-      country: "GB",
-    },
     metadata: { crm_id: "A-1042", tier: "gold" },
     created_at: CREATED_AT,
     updated_at: "2026-11-21T12:00:00.000Z",
     version: 3,
-  };
+  });
 }
 
 function grace(): Customer {

@@ -1,3 +1,4 @@
+import { exampleCustomer } from "../support/customers.ts";
 import assert from "node:assert/strict";
 import { ValidationError, type Violation } from "../../src/domain/errors.ts";
 import { isValidEmail } from "../../src/domain/email_address.ts";
@@ -44,24 +45,7 @@ Deno.test("a minimal body gets phone null, address null and metadata {}", () => 
 });
 
 Deno.test("the contract's example customer is accepted and returned without read-only fields", () => {
-  const body = {
-    id: "01JDQ8Z5K3M4N5P6Q7R8S9T0VW",
-    name: "Ada Lovelace",
-    email: "ada@example.com",
-    phone: "+442079460958",
-    address: {
-      line1: "12 St James's Square",
-      line2: null,
-      city: "London",
-      region: null,
-      postal_code: "SW1Y 4JH",
-      country: "GB",
-    },
-    metadata: { crm_id: "A-1042" },
-    created_at: "2026-11-21T10:00:00.000Z",
-    updated_at: "2026-11-21T10:00:00.000Z",
-    version: 1,
-  };
+  const body = exampleCustomer();
   assert.deepEqual(parseCustomerInput(body), {
     name: "Ada Lovelace",
     email: "ada@example.com",

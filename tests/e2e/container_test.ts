@@ -1,5 +1,5 @@
 /**
- * Builds the image with Podman as the README says and runs it: health check, a write and a read
+ * Builds the image with Podman as docs/operations.md says and runs it: health check, a write and a read
  * with a token, `podman stop`, the data on the volume read back by a new container, and a module
  * cache with only the server's packages. Runs when `podman` and a Deno base image are on the
  * machine (scripts/podman-base-standin.sh builds a stand-in); otherwise it is skipped, saying why.
@@ -39,7 +39,7 @@ async function ready(url: string): Promise<void> {
   }
 }
 
-/** `podman run -d` as the README shows it; answers the container's URL on loopback. */
+/** `podman run -d` as docs/operations.md shows it; answers the container's URL on loopback. */
 async function runContainer(name: string, volume: string): Promise<string> {
   await podmanOk([
     "run",

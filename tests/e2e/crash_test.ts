@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { ApiClient, type Customer } from "../support/api.ts";
 import { Writer } from "../support/crash_model.ts";
 import { runVerify } from "../support/data_dir.ts";
-import { seededRandom, seedFrom } from "../support/prng.ts";
+import { seededRandom, seedFrom } from "../../bench/support/prng.ts";
 import { makeDataDir, removeDir, startServer, type TestServer } from "../support/server.ts";
 import { makeToken } from "../support/tokens.ts";
 

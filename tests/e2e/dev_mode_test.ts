@@ -46,6 +46,10 @@ Deno.test("with no key source the server creates a 0600 dev secret and prints a 
         printed = curl[1];
         assert.match(printed, JWT);
         assert.ok(stderr.split(printed).length >= 3, "the token is not printed on its own too");
+        // The console link carries the token in the fragment, which the browser never sends.
+        const link = /^Console \(signs in\): (http:\/\/\S+\/console)#token=(\S+)$/m.exec(stderr);
+        assert.ok(link, `no console link on stderr:\n${stderr}`);
+        assert.equal(link[2], printed);
         const claims = decodeJwt(printed);
         assert.deepEqual(
           String(claims.scope).split(" ").sort(),

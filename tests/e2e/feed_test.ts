@@ -1,5 +1,6 @@
 /** Contract §8: the change feed: order, paging, filters, last_seq, long poll, Log-Seq, no noise. */
 import assert from "node:assert/strict";
+import { PUBLIC_EVENT_FIELDS } from "../support/customers.ts";
 import { ApiClient, assertProblem, newCustomer } from "../support/api.ts";
 import { makeDataDir, removeDir, startServer } from "../support/server.ts";
 import { makeToken } from "../support/tokens.ts";
@@ -42,16 +43,7 @@ Deno.test("the feed pages every event in seq order; filters keep last_seq moving
     [3, "customer.updated", ada.id, 2],
     [4, "customer.deleted", bob.id, 2],
   ]);
-  assert.deepEqual(Object.keys(all.events[2]), [
-    "seq",
-    "type",
-    "time",
-    "customer_id",
-    "version",
-    "actor",
-    "request_id",
-    "data",
-  ]);
+  assert.deepEqual(Object.keys(all.events[2]), [...PUBLIC_EVENT_FIELDS]);
   assert.equal(all.events[2].actor, "alice");
   assert.equal(all.events[2].data.name, "Ada King");
   assert.equal(all.events[3].data, null);

@@ -1,6 +1,7 @@
 /**
  * The README's API example, run as a user pastes it: the same shell lines, with only the Deno
- * command and the server's address put in (the test server listens on a free port).
+ * command and the server's address put in (the test server listens on a free port); and the
+ * README and the topic pages under docs/ hold no placeholder and link only inside the repository.
  */
 import assert from "node:assert/strict";
 import { REPO_ROOT, userEnv } from "../support/deno_task.ts";
@@ -8,6 +9,13 @@ import { startServer } from "../support/server.ts";
 import { TEST_SECRET } from "../support/tokens.ts";
 
 const readme = await Deno.readTextFile(`${REPO_ROOT}README.md`);
+/** The README and every page under docs/, by their path in the repository. */
+const pages = new Map<string, string>([["README.md", readme]]);
+for (const entry of Deno.readDirSync(`${REPO_ROOT}docs`)) {
+  if (entry.isFile && entry.name.endsWith(".md")) {
+    pages.set(`docs/${entry.name}`, await Deno.readTextFile(`${REPO_ROOT}docs/${entry.name}`));
+  }
+}
 
 /** The fenced `sh` block that starts with `first`. */
 function shellBlock(first: string): string {
@@ -41,23 +49,38 @@ Deno.test("the README's endpoint example runs as printed: create, list, patch an
   assert.match(stdout, /^deleted: 204$/m);
 });
 
-Deno.test("no README code block holds a placeholder: no … and no <name> to fill in", () => {
-  const blocks = [...readme.matchAll(/```(?:sh|bash|json)\n([\s\S]*?)```/g)].map((m) => m[1]);
+Deno.test("no code block of the README or docs/ holds a placeholder: no … and no <name> to fill in", () => {
+  const blocks = [...pages].flatMap(([path, text]) =>
+    [...text.matchAll(/```(?:sh|bash|json)\n([\s\S]*?)```/g)].map((m) => ({ path, block: m[1] }))
+  );
   assert.ok(blocks.length >= 10, `found only ${blocks.length} code blocks`);
-  for (const block of blocks) {
+  for (const { path, block } of blocks) {
     for (const line of block.split("\n")) {
-      assert.ok(!line.includes("…"), `an ellipsis in: ${line}`);
-      assert.doesNotMatch(line, /<[a-z][a-z0-9 _-]*>/, `a placeholder in: ${line}`);
+      assert.ok(!line.includes("…"), `an ellipsis in ${path}: ${line}`);
+      assert.doesNotMatch(line, /<[a-z][a-z0-9 _-]*>/, `a placeholder in ${path}: ${line}`);
     }
   }
 });
 
-Deno.test("the README points at nothing outside the repository", () => {
-  assert.doesNotMatch(readme, /\.\.\/shared|shared\/api-contract/);
-  for (const [, target] of readme.matchAll(/\]\((?!https?:|#)([^)]+)\)/g)) {
-    assert.ok(
-      Deno.statSync(`${REPO_ROOT}${target.split("#")[0]}`).isFile,
-      `a link to ${target}, which is not a file of the repository`,
-    );
+Deno.test("the README and docs/ point at nothing outside the repository", () => {
+  assert.ok(pages.size >= 5, `found only ${pages.size - 1} pages under docs/`);
+  for (const [path, text] of pages) {
+    assert.doesNotMatch(text, /\.\.\/shared|shared\/api-contract/, path);
+    const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/") + 1) : "";
+    for (const [, target] of text.matchAll(/\]\((?!https?:|#)([^)]+)\)/g)) {
+      const file = decodeURIComponent(
+        new URL(target.split("#")[0], `file://${REPO_ROOT}${dir}`).pathname,
+      );
+      const where = `${path} links to ${target}`;
+      assert.ok(file.startsWith(REPO_ROOT), `${where}, outside the repository`);
+      assert.ok(Deno.statSync(file).isFile || Deno.statSync(file).isDirectory, where);
+    }
+  }
+});
+
+Deno.test("every page under docs/ is linked from the README", () => {
+  for (const path of pages.keys()) {
+    if (path === "README.md") continue;
+    assert.ok(readme.includes(`](${path})`), `the README does not link to ${path}`);
   }
 });

@@ -3,7 +3,7 @@
  * `customer-api cannot start: VARIABLE "value" …`, exit 78 (a setting) or 74 (I/O), no stack.
  */
 import assert from "node:assert/strict";
-import { writeEventLog } from "../../bench/event_log_fixture.ts";
+import { writeEventLog } from "../../bench/support/event_log_fixture.ts";
 import { type ExitResult, makeDataDir, removeDir, runUntilExit } from "../support/server.ts";
 
 const EXIT_CONFIG = 78;

@@ -1,7 +1,7 @@
 /** Contract §1 and §7: the startup order, /readyz while replaying, the startup lines, signals. */
 import assert from "node:assert/strict";
 import { relative } from "node:path";
-import { writeEventLog } from "../../bench/event_log_fixture.ts";
+import { writeEventLog } from "../../bench/support/event_log_fixture.ts";
 import { SETTINGS_ENV_VARS } from "../../src/ops/permissions.ts";
 import { ApiClient, assertProblem } from "../support/api.ts";
 import { logLines } from "../support/data_dir.ts";

@@ -3,6 +3,7 @@
  * is verified with the standardwebhooks library (issue 14).
  */
 import assert from "node:assert/strict";
+import { PUBLIC_EVENT_FIELDS } from "../support/customers.ts";
 import {
   ApiClient,
   type ApiClient as Client,
@@ -103,16 +104,7 @@ Deno.test("webhooks: manage, deliver in order, sign, rotate, ping, retry, disabl
         for (const delivery of got) {
           assert.deepEqual(verify(delivery, hook.secret), delivery.event);
           assert.equal(delivery.contentType, "application/json");
-          assert.deepEqual(Object.keys(delivery.event), [
-            "seq",
-            "type",
-            "time",
-            "customer_id",
-            "version",
-            "actor",
-            "request_id",
-            "data",
-          ]);
+          assert.deepEqual(Object.keys(delivery.event), [...PUBLIC_EVENT_FIELDS]);
         }
         assert.equal(got[2].event.data.name, "Renamed");
         assert.equal(got[3].event.data, null);

@@ -22,12 +22,12 @@ async function setUp(heartbeatMs: number, clock: { now: number }) {
     clock: Date.now,
     newId: monotonicFactory(),
   });
-  await service.replay();
+  await service.snapshots.replay();
   const tokens = new StreamTokens(SECRET, 1_000, () => clock.now);
   const feed = feedModule({
     store,
     onCommit: (listener) => service.addCommitListener(listener),
-    isLive: (id) => service.isLive(id),
+    isLive: (id) => service.snapshots.isLive(id),
     tokens,
     retentionMs: 86_400_000,
     maxStreams: 10,

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { PUBLIC_EVENT_FIELDS } from "../support/customers.ts";
 import { publicEventJson } from "../../src/feed/public_event.ts";
 import type { ReplayedEvent } from "../../src/store/event_store.ts";
 
@@ -18,16 +19,7 @@ const updated: ReplayedEvent = {
 
 Deno.test("a public event has exactly the documented members, in order, and the data as stored", () => {
   const event = JSON.parse(publicEventJson(updated));
-  assert.deepEqual(Object.keys(event), [
-    "seq",
-    "type",
-    "time",
-    "customer_id",
-    "version",
-    "actor",
-    "request_id",
-    "data",
-  ]);
+  assert.deepEqual(Object.keys(event), [...PUBLIC_EVENT_FIELDS]);
   assert.deepEqual(event, {
     seq: 131,
     type: "customer.updated",

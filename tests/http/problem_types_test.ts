@@ -1,3 +1,6 @@
+import "../../src/customers/customer_problems.ts";
+import "../../src/feed/feed_problems.ts";
+import "../../src/webhooks/webhook_problems.ts";
 import { WriteContendedError } from "../../src/customers/write_contention.ts";
 import { WebhookLimitError, WebhookNotFoundError } from "../../src/webhooks/webhook_errors.ts";
 import assert from "node:assert/strict";

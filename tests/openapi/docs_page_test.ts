@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { DOCS_CSP, docsPage, escapeHtml } from "../../src/openapi/docs_page.ts";
-import { EMAIL_PATTERN, VISIBLE_PATTERN } from "../../src/openapi/openapi_schemas.ts";
+import { EMAIL_PATTERN, VISIBLE_PATTERN } from "../../src/customers/customer_schemas.ts";
 import { API_DOCUMENT } from "../support/api_document.ts";
 
 Deno.test("escapeHtml neutralises every character that could open markup or an attribute", () => {

@@ -44,7 +44,7 @@ Deno.test("durations are shown as they were written, and unset ones as their def
   const defaults = summary({});
   assert.equal(defaults.event_retention, "30d");
   assert.equal(defaults.sse_heartbeat, "15s");
-  assert.equal(defaults.idle_timeout, "60s");
+  assert.equal(defaults.body_timeout, "30s");
   assert.equal(defaults.webhook_retry_schedule, "5s,5m,30m,2h,5h,10h,10h");
   const shown = summary({
     EVENT_RETENTION: "720h",

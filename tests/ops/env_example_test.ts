@@ -19,9 +19,8 @@ const WITH_DEFAULTS = [
   "JWKS_COOLDOWN_SECONDS",
   "MAX_BODY_BYTES",
   "LOG_LEVEL",
+  "LOG_FORMAT",
   "BODY_TIMEOUT",
-  "HEADER_TIMEOUT",
-  "IDLE_TIMEOUT",
   "IDEMPOTENCY_MAX_KEYS",
   "EVENT_RETENTION",
   "MAX_STREAMS",
@@ -31,6 +30,7 @@ const WITH_DEFAULTS = [
   "WEBHOOK_RETRY_SCHEDULE",
   "WEBHOOK_ALLOW_PRIVATE",
   "MAX_WEBHOOKS",
+  "CONSOLE",
 ];
 
 Deno.test(".env.example shows every variable the server reads, and no other", () => {

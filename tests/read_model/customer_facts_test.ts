@@ -8,7 +8,7 @@ import {
 } from "../../src/read_model/customer_facts.ts";
 import { customerText } from "../../src/read_model/customer_text.ts";
 import { CustomerGenerator } from "../support/generated_customers.ts";
-import { seededRandom, seedFrom } from "../support/prng.ts";
+import { seededRandom, seedFrom } from "../../bench/support/prng.ts";
 
 const COUNT = 600;
 const seed = seedFrom("FACTS_SEED");

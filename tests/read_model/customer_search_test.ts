@@ -3,7 +3,7 @@ import type { Customer } from "../../src/domain/customer.ts";
 import { nameOrEmailMatcher } from "../../src/read_model/customer_search.ts";
 import { customerText } from "../../src/read_model/customer_text.ts";
 import { CustomerGenerator } from "../support/generated_customers.ts";
-import { seededRandom, seedFrom } from "../support/prng.ts";
+import { seededRandom, seedFrom } from "../../bench/support/prng.ts";
 
 const seed = seedFrom("SEARCH_SEED");
 

@@ -5,7 +5,7 @@ import type { CustomerCommand } from "../../src/domain/commands.ts";
 import { decide } from "../../src/domain/decide.ts";
 import { customerText, decidedCustomerText } from "../../src/read_model/customer_text.ts";
 import { CustomerGenerator } from "../support/generated_customers.ts";
-import { seededRandom, seedFrom } from "../support/prng.ts";
+import { seededRandom, seedFrom } from "../../bench/support/prng.ts";
 
 const seed = seedFrom("TEXT_SEED");
 /** The canonical order: GET answers it, and customer_facts.ts relies on its first and last. */

@@ -18,6 +18,8 @@ export interface StartOptions {
   openFileLimit?: number | { soft: number; hard: number };
   /** The log line to wait for: "ready" (default: the log is replayed) or "listening" (bound). */
   until?: "ready" | "listening";
+  /** Called with every line the server prints on stdout, as it prints it. */
+  onLine?: (line: string) => void;
 }
 
 /** How a stopped server ended, with everything it printed. */
@@ -97,6 +99,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   // Both pipes are drained for the whole life of the child so it never blocks on a full pipe.
   const drained = Promise.all([
     drain(child.stdout, out, (line) => {
+      options.onLine?.(line);
       const entry = logEntry(line);
       if (entry?.msg === "listening") announce({ url: entry.url, pid: entry.pid });
       if (entry?.msg === "ready") replayed();

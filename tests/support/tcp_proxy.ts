@@ -1,9 +1,16 @@
-/** A TCP proxy on loopback that a test can cut (every connection closed, new ones refused) and restore. */
+/**
+ * A TCP proxy on loopback that a test can cut and restore. A cut either refuses (every connection
+ * closed, new ones refused) or resets (connections are accepted, and any connection dropped as
+ * soon as data crosses it: a query reaches the server, its answer never comes back).
+ */
+
+/** How a cut behaves: "refuse" closes the port, "reset" accepts and drops mid-conversation. */
+export type CutMode = "refuse" | "reset";
 
 /** The proxy: `port` to connect to; cut() and restore(); close() ends it. */
 export interface TcpProxy {
   port: number;
-  cut(): void;
+  cut(mode?: CutMode): void;
   restore(): void;
   close(): void;
 }
@@ -15,14 +22,11 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
   let port = 0;
   /** Counts cuts: a connection accepted before a cut whose upstream connect ended after it is closed. */
   let cuts = 0;
+  /** True during a "reset" cut. */
+  let resetting = false;
 
-  const pipe = async (from: Deno.Conn, to: Deno.Conn) => {
-    try {
-      await from.readable.pipeTo(to.writable);
-    } catch {
-      // Cut, or the other side closed.
-    }
-    for (const conn of [from, to]) {
+  const closeBoth = (a: Deno.Conn, b: Deno.Conn) => {
+    for (const conn of [a, b]) {
       try {
         conn.close();
       } catch {
@@ -32,20 +36,39 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
     }
   };
 
+  /** Copies `from` to `to`; while resetting, a client's chunk still goes through, a server's not. */
+  const pipe = async (from: Deno.Conn, to: Deno.Conn, upstream: boolean) => {
+    try {
+      const writer = to.writable.getWriter();
+      for await (const chunk of from.readable) {
+        if (resetting && !upstream) break;
+        await writer.write(chunk);
+        if (resetting) break;
+      }
+    } catch {
+      // Cut, or the other side closed.
+    }
+    closeBoth(from, to);
+  };
+
   const accept = async (current: Deno.Listener) => {
     for await (const client of current) {
+      // Accepted by the kernel before a cut, taken from the queue after it: refused all the same.
+      if (current !== listener) {
+        client.close();
+        continue;
+      }
       const accepted = cuts;
       try {
         const server = await Deno.connect(target);
-        if (accepted !== cuts) {
+        if ((accepted !== cuts || current !== listener) && !resetting) {
           // Cut while connecting upstream: it would have survived the cut.
-          server.close();
-          client.close();
+          closeBoth(client, server);
           continue;
         }
         open.add(client).add(server);
-        void pipe(client, server);
-        void pipe(server, client);
+        void pipe(client, server, true);
+        void pipe(server, client, false);
       } catch {
         client.close();
       }
@@ -63,8 +86,14 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
     get port() {
       return port;
     },
-    cut() {
+    cut(mode: CutMode = "refuse") {
       cuts++;
+      if (mode === "reset") {
+        // Connections stay open until data crosses them; new ones are accepted the same way.
+        resetting = true;
+        return;
+      }
+      resetting = false;
       listener?.close();
       listener = undefined;
       for (const conn of open) {
@@ -77,6 +106,7 @@ export function startTcpProxy(target: { hostname: string; port: number }): TcpPr
       open.clear();
     },
     restore() {
+      resetting = false;
       if (listener === undefined) listen();
     },
     close() {

@@ -1,4 +1,3 @@
-import type { Logger } from "../../ops/log.ts";
 import { QuietTrigger } from "../../lib/quiet_trigger.ts";
 import type { JsonlEventStore } from "./jsonl_store.ts";
 import { keepsEvent, type SnapshotSource } from "../snapshot_source.ts";
@@ -14,31 +13,34 @@ import {
   writeSnapshot,
 } from "./snapshot_file.ts";
 
+/** Where the policy reports compactions and their failures (the service's logger). */
+export interface PolicyLog {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
 /** A due compaction waits for writes to pause this long, so it does not compete with a burst. */
 export const QUIET_MS = 100;
 
 /** When snapshots and compactions happen. */
 export interface CompactionOptions {
-  /** Compact this many events after the last snapshot once writes pause; at twice as many, at once. */
+  /** Compact this many events after the last snapshot once writes pause; at twice that, at once. */
   snapshotEvery: number;
   /** After a delete, compact (and so erase the customer's data) within this many milliseconds. */
   eraseWithinMs: number;
-  /** Told how each background compaction ended: undefined when it succeeded, else the error. */
+  /** Told how each background compaction ended: undefined on success, else the error. */
   onOutcome?: (error: unknown) => void;
   /** EVENT_RETENTION in ms: compaction drops older events (see keepsEvent); none keeps them. */
   retentionMs?: number;
-  /** The clock retention is measured with. */
   clock?: () => number;
 }
 
-/**
- * The JSONL backend's snapshots, recovery and compaction: keeps restart time and disk use bounded,
- * and removes the personal data of deleted customers from every file at the next compaction.
- */
+/** The JSONL backend's snapshots, recovery and compaction, which erases deleted customers' data. */
 export class CompactionPolicy implements StoreMaintenance {
   #store: JsonlEventStore;
   #source: SnapshotSource;
-  #log: Logger;
+  #log: PolicyLog;
   #options: CompactionOptions;
   #snapshotSeq = 0;
   #running: Promise<void> | undefined;
@@ -50,7 +52,7 @@ export class CompactionPolicy implements StoreMaintenance {
   constructor(
     store: JsonlEventStore,
     source: SnapshotSource,
-    log: Logger,
+    log: PolicyLog,
     options: CompactionOptions,
   ) {
     this.#store = store;
@@ -59,7 +61,7 @@ export class CompactionPolicy implements StoreMaintenance {
     this.#options = options;
   }
 
-  /** Loads the newest valid snapshot (older ones, then the full log, as fallbacks) and replays the tail. */
+  /** Loads the newest valid snapshot (else older ones, else none) and replays the tail. */
   async recover(): Promise<RecoveryReport> {
     this.#store.useVersionSource(this.#source);
     let loaded = { records: [] as string[], data: [] as (string | undefined)[] };
@@ -109,7 +111,6 @@ export class CompactionPolicy implements StoreMaintenance {
   startCompaction(): void {
     this.#running ??= this.compact()
       .then(() => this.#options.onOutcome?.(undefined), (error) => {
-        // The error names the file and what was being done to it (reading, writing, renaming).
         this.#log.error("Compaction failed", { error: String(error) });
         this.#options.onOutcome?.(error);
       })
@@ -136,11 +137,7 @@ export class CompactionPolicy implements StoreMaintenance {
     if (this.#source.appliedSeq !== this.#snapshotSeq) await this.compact();
   }
 
-  /**
-   * Rolls the log, writes a snapshot of the state so far, removes deleted customers' events and
-   * events past retention from every closed segment and deleted customers from the previous
-   * snapshot, and drops segments both snapshots cover.
-   */
+  /** Rolls the log, snapshots, erases deleted and expired events, and drops covered segments. */
   async compact(): Promise<void> {
     const started = performance.now();
     const closedSeq = await this.#store.roll();
@@ -154,8 +151,7 @@ export class CompactionPolicy implements StoreMaintenance {
       dropped += await compactSegment(
         this.#store.dataDir,
         segment,
-        // Events after the snapshot stay (a size roll during the snapshot closes them early):
-        // the snapshot does not cover them, and they are erased at the next compaction.
+        // Events after the snapshot stay: it does not cover them; the next compaction erases them.
         (event) => keepsEvent(this.#source, event, seq, expiredBefore),
       );
     }
@@ -169,9 +165,8 @@ export class CompactionPolicy implements StoreMaintenance {
         if (end <= previous.seq) await removeSegment(this.#store.dataDir, segment);
       }
     }
-    // Every customer deleted up to both bounds had its earlier events in closed segments, and was
-    // not live at `seq`: they are gone from every file now. Readers that keep events in memory
-    // (the feed's recent events and index) forget them from here (EventStore.erasedSeq).
+    // Every customer deleted up to both bounds is gone from every file now, so in-memory
+    // readers may forget their events (EventStore.erasedSeq).
     this.#store.noteErased(Math.min(seq, closedSeq));
     this.#log.info("compaction done", {
       snapshot_seq: seq,
@@ -180,7 +175,7 @@ export class CompactionPolicy implements StoreMaintenance {
     });
   }
 
-  /** Rewrites the previous snapshot without customers that are no longer live; drops it if damaged. */
+  /** Rewrites the previous snapshot with only live customers; drops it if damaged. */
   async #keepErased(previous: SnapshotInfo | undefined): Promise<SnapshotInfo | undefined> {
     if (previous === undefined) return undefined;
     const kept: string[] = [];

@@ -1,16 +1,4 @@
-/**
- * What lives where inside DATA_DIR, in one place. Only names: reading this pulls in no writer.
- *
- * ```
- * customer-api.lock                       exclusive lock (flock) + PID of the holder
- * dev-secret                              development mode only (0600)
- * log/00000000000000000001.jsonl          a log segment: events from seq 1 on
- * log/00000000000000000001.compacted.jsonl  a segment with deleted customers' events removed
- * log/00000000000000000001.jsonl.torn-4096-1763900000000  bytes startup cut off (offset, ms)
- * snapshots/snapshot-00000000000000123456.jsonl  state after seq 123456
- * webhooks.jsonl                          webhook endpoints, checkpoints, deliveries logs
- * ```
- */
+/** What lives where inside DATA_DIR, by name only: importing it pulls in no writer. */
 
 /** The folder that holds the log segments. */
 export const LOG_DIR = "log";

@@ -1,38 +1,22 @@
 import { isUlid } from "../../domain/customer.ts";
 import { EVENT_TYPES } from "../../domain/events.ts";
 import type { ReplayedEvent, StoredEvent } from "../event_store.ts";
-import {
-  CorruptRecordError,
-  decodeLine,
-  encodeLine,
-  type MemberMode,
-  splitLine,
-} from "./checked_line.ts";
+import { CorruptRecordError, decodeLine, encodeLine } from "./checked_line.ts";
+import { type MemberMode, splitLine } from "./line_split.ts";
 
 export { CorruptRecordError };
 
-/**
- * Encodes an event as one self-checking JSON line, newline included. `dataJson`, when given, is
- * the event's data already serialised, so it is not serialised twice.
- */
+/** Encodes an event as one self-checking JSON line; `dataJson` spares serialising data twice. */
 export function encodeEvent(event: StoredEvent, dataJson?: string): Uint8Array {
   return encodeLine(eventText(event, dataJson));
 }
 
-/**
- * An event's JSON text as its log line holds it, before the checksum (a LineArena or encodeLine
- * adds that): what JSON.stringify makes of its envelope members in this order, then `data`.
- * `dataJson`, when given, is the event's data already serialised. Written out member by member:
- * JSON.stringify of an envelope object was the largest cost of encoding an event in the profile.
- */
+/** An event's log-line text before the checksum, member by member (`bench --only=http`). */
 export function eventText(event: StoredEvent, dataJson?: string): string {
   return `${eventHead(event)}${dataText(event, dataJson)}}`;
 }
 
-/**
- * eventText up to the value of `data` (`{"seq":…,"data":`). The log writer writes the same bytes
- * without making this string (event_head.ts).
- */
+/** eventText up to the value of `data`; the log writer writes these bytes itself (event_head). */
 export function eventHead(event: StoredEvent): string {
   let text = `{"seq":${event.seq},"type":${quote(event.type)},"id":${
     quote(event.id)
@@ -54,7 +38,6 @@ function member(name: string, value: string | undefined): string {
   return value === undefined ? "" : `,"${name}":${quote(value)}`;
 }
 
-/** A string as a JSON string literal. */
 function quote(value: string): string {
   return JSON.stringify(value);
 }
@@ -65,11 +48,8 @@ export function decodeEvent(line: Uint8Array, text?: string): StoredEvent {
 }
 
 /**
- * Decodes one log line for replay: like decodeEvent, but the data is left as JSON text
- * (`dataJson`), so no object graph is built (and collected) per event. `mode` "slice" takes that
- * text as a slice of `text` (cheaper, but it keeps the read chunk alive: for short-lived events
- * only); "envelope" (a reader of the envelope only: compaction's keep test) checks the checksum all
- * the same but does not make the data's text: `dataJson` is "" (null for a delete, as always).
+ * Decodes one log line for replay, leaving the data as JSON text (`dataJson`): "slice" takes it
+ * from `text` (keeps the chunk alive), "envelope" leaves it "" (null for a delete).
  */
 export function decodeReplayed(
   line: Uint8Array,

@@ -3,12 +3,8 @@ import type { StoredEvent } from "../event_store.ts";
 const encoder = new TextEncoder();
 
 /**
- * An event's line up to its data (eventHead's text, `{"seq":…,"data":`) written as bytes straight
- * into the log writer's array, the way the writer encodes every event. Built as a string first
- * (eventHead), it took a dozen short strings, their concatenation and the flat copy that encoding
- * made of it: about 700 bytes for the collector per event. Numbers and plain ASCII strings (the
- * type, the id, the time, and usually the actor and request id) are written a byte at a time;
- * any other string goes through JSON.stringify as before, so the bytes are always eventHead's.
+ * An event's line up to its data, written as bytes straight into the writer's array: no strings
+ * for the collector. Non-ASCII strings go through JSON.stringify, so the bytes equal eventHead's.
  */
 export function writeEventHead(event: StoredEvent, bytes: Uint8Array, start: number): number {
   let at = writeAscii('{"seq":', bytes, start);
@@ -35,7 +31,7 @@ function roomOf(value: string | undefined): number {
   return value === undefined ? 0 : value.length * 6 + 2;
 }
 
-/** `,"name":"value"` of a string member, or nothing when it is absent (as JSON.stringify omits it). */
+/** `,"name":"value"` of a string member, or nothing when absent (as JSON.stringify omits it). */
 function writeMember(
   name: string,
   value: string | undefined,
@@ -45,7 +41,6 @@ function writeMember(
   return value === undefined ? at : writeString(value, bytes, writeAscii(name, bytes, at));
 }
 
-/** Text known to be ASCII (the members' names), a byte per character. */
 function writeAscii(text: string, bytes: Uint8Array, at: number): number {
   for (let i = 0; i < text.length; i++) bytes[at++] = text.charCodeAt(i);
   return at;

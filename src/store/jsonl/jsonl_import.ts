@@ -1,8 +1,4 @@
-/**
- * `deno task migrate` into a JSONL DATA_DIR: the events, with their own seqs, go into one compacted
- * segment (its seqs may have gaps, as erasure leaves them), and the state at the head into a
- * snapshot, so startup replays nothing and appends continue after the head.
- */
+/** `deno task migrate` into a JSONL DATA_DIR: events in compacted segments, the head a snapshot. */
 import type { ReplayedEvent, StoredEvent } from "../event_store.ts";
 import { concat } from "../../lib/bytes.ts";
 import { writeAll, writeAtomically } from "../../lib/fs_util.ts";
@@ -23,15 +19,12 @@ export class DataDirNotEmptyError extends Error {
   }
 }
 
-/** What goes into the directory. */
 export interface JsonlImport {
-  /** The log's events in seq order, in pages. */
   events: AsyncIterable<ReplayedEvent[]>;
   /** The first seq the log holds: the segment's name. */
   firstSeq: number;
-  /** The log head: the seq of the snapshot. */
   lastSeq: number;
-  /** The state at lastSeq as snapshot records (SnapshotSource.records). */
+  /** The state at lastSeq as snapshot records. */
   records: Iterable<string>;
 }
 
@@ -47,10 +40,7 @@ export async function requireEmptyDataDir(dataDir: string): Promise<void> {
   if (entries.length > 0) throw new DataDirNotEmptyError(dataDir, entries.sort());
 }
 
-/**
- * Writes `log` into the empty `dataDir` (created if missing), in compacted segments of about
- * `segmentMaxBytes` (the server's SEGMENT_MAX_BYTES); resolves with the events written.
- */
+/** Writes `log` into the empty `dataDir` in compacted segments; resolves with the count. */
 export async function importLog(
   dataDir: string,
   log: JsonlImport,

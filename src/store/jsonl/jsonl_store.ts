@@ -1,6 +1,6 @@
 import { dataText } from "./event_codec.ts";
 import { eventHeadRoom, writeEventHead } from "./event_head.ts";
-import { joinAdjacent, LineArena } from "./checked_line.ts";
+import { joinAdjacent, LineArena } from "./line_arena.ts";
 import type {
   AppendOptions,
   EventStore,
@@ -27,25 +27,21 @@ import {
 
 /** Options of the JSONL store; the defaults are the durable ones. */
 export interface JsonlStoreOptions {
-  /** Makes written bytes durable; default fdatasync. Tests inject a counting or failing one. */
+  /** Makes written bytes durable; default fdatasync. */
   sync?: (file: Deno.FsFile) => Promise<void>;
-  /** Writes bytes; default a plain write. Tests inject one that fails like a full disk. */
+  /** Writes bytes; tests inject one that fails like a full disk. */
   write?: (file: Deno.FsFile, bytes: Uint8Array) => Promise<void>;
-  /** Receives warnings such as a cut-off torn tail. */
   warn?: (message: string, fields: Record<string, unknown>) => void;
   /** Called once when a sync failed: the process must stop (the state of the file is unknown). */
   onFatal?: (error: unknown) => void;
-  /** A segment is closed and a new one started once it reaches this size. */
   segmentMaxBytes?: number;
   /** The most bytes written but not yet synced (recorded in each new segment's header). */
   unsyncedMaxBytes?: number;
 }
 
-/** Counters that show how the writer batches work. */
 export interface StoreStats {
-  /** Durable events appended since open. */
   events: number;
-  /** Syncs done since open: fewer than events when writes shared a sync. */
+  /** Fewer than events when writes shared a sync. */
   syncs: number;
 }
 
@@ -61,10 +57,7 @@ type Operation =
 
 type Write = Extract<Operation, { kind: "write" }>;
 
-/**
- * The event log as JSONL segment files with group commit: one writer loop drains the queue,
- * writes one buffer, syncs once and then answers every append in the batch.
- */
+/** The event log as JSONL segments with group commit: one write and one sync per batch. */
 export class JsonlEventStore implements EventStore {
   readonly stats: StoreStats = { events: 0, syncs: 0 };
   readonly dataDir: string;
@@ -89,7 +82,6 @@ export class JsonlEventStore implements EventStore {
   #lines = new LineArena();
   #durableLength = 0;
   #lastSeq = 0;
-  /** The erasure horizon, moved by each compaction (noteErased). */
   #erasedSeq = 0;
   #nextSeq = 1;
   #queue: Operation[] = [];
@@ -117,28 +109,21 @@ export class JsonlEventStore implements EventStore {
     return new JsonlEventStore(dataDir, lock, options);
   }
 
-  /** The sequence number of the last durable event. */
   get lastSeq(): number {
     return this.#lastSeq;
   }
 
-  /**
-   * Every customer deleted up to this seq has no earlier event left in the log (see EventStore):
-   * 0 after opening, whatever earlier compactions erased, until this process compacts.
-   */
+  /** The erasure horizon: 0 after opening, whatever earlier compactions erased. */
   get erasedSeq(): number {
     return this.#erasedSeq;
   }
 
-  /** A compaction erased every customer deleted up to `seq` from the files (the horizon moves). */
+  /** A compaction erased every customer deleted up to `seq` from the files. */
   noteErased(seq: number): void {
     this.#erasedSeq = Math.max(this.#erasedSeq, seq);
   }
 
-  /**
-   * Verifies every segment and hands over the events after `afterSeq` (a snapshot's sequence);
-   * cuts off a torn last record with a warning. Resolves with the number of events handed over.
-   */
+  /** Verifies every segment, hands over the events after `afterSeq`, and cuts off a torn tail. */
   async replay(onEvent: (event: ReplayedEvent) => void, afterSeq = 0): Promise<number> {
     if (this.#replayed) throw new Error("The log was already replayed");
     const segments = await listSegments(this.dataDir);
@@ -152,8 +137,7 @@ export class JsonlEventStore implements EventStore {
     this.#lastSeq = Math.max(result.lastSeq, afterSeq);
     this.#nextSeq = this.#lastSeq + 1;
     const last = segments.at(-1);
-    // Appends go on in the last segment only if its header states this writer's bound: a
-    // format-1 segment (no bound) or one with another bound is left closed.
+    // Appends go on in the last segment only if its header states this writer's bound.
     const sameBound = result.unsyncedMaxBytes === this.#unsyncedMaxBytes;
     if (last === undefined || last.compacted || result.lastSeq < afterSeq || !sameBound) {
       if (last !== undefined && !last.compacted && last.first === this.#nextSeq) {
@@ -181,15 +165,11 @@ export class JsonlEventStore implements EventStore {
     return result.delivered;
   }
 
-  /**
-   * Takes stream versions for `expected` from `source` (the state the log is replayed into), so
-   * the store keeps no map of every customer; call before replay.
-   */
+  /** Takes stream versions from the replayed state, so the store keeps no map of every customer. */
   useVersionSource(source: VersionSource): void {
     this.#versions.use(source);
   }
 
-  /** Queues events for the next group commit and resolves once they are durable. */
   append(events: readonly NewEvent[], options?: AppendOptions): Promise<StoredEvent[]> {
     if (this.#closed) return Promise.reject(new StoreClosedError());
     if (!this.#replayed) return Promise.reject(new Error("Replay the log before appending"));
@@ -204,8 +184,7 @@ export class JsonlEventStore implements EventStore {
     for (const event of events) {
       const next = withSeq(event, this.#nextSeq++);
       stored.push(next);
-      // The envelope is written as bytes and the data's text encoded after it: no string is made
-      // for the line (event_head.ts says why).
+      // The envelope is written as bytes, so no string is made for the line (see event_head.ts).
       const data = dataText(next, event.dataJson);
       lines.push(this.#lines.addWritten(eventHeadRoom(next), writeEventHead, next, data));
       this.#versions.notePending(next.id, next.version, next.seq);
@@ -217,7 +196,6 @@ export class JsonlEventStore implements EventStore {
     });
   }
 
-  /** Up to `limit` durable events after `afterSeq`, read behind the writer. */
   readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]> {
     const at = {
       lastSeq: this.#lastSeq,
@@ -228,15 +206,11 @@ export class JsonlEventStore implements EventStore {
     return this.#reader.read(at, afterSeq, limit);
   }
 
-  /** Resolves once an event after `afterSeq` is durable. */
   waitForCommit(afterSeq: number, signal?: AbortSignal): Promise<number> {
     return this.#waiters.wait(afterSeq, this.#lastSeq, signal);
   }
 
-  /**
-   * Closes the active segment and starts a new one, so every earlier event is in a closed segment;
-   * resolves with the last seq the closed segments can hold (the new segment's first seq - 1).
-   */
+  /** Closes the active segment and starts a new one; resolves with the last seq now closed. */
   roll(): Promise<number> {
     if (this.#failure !== null) return Promise.reject(new StoreFailedError(this.#failure));
     return new Promise((resolve, reject) => {
@@ -245,12 +219,10 @@ export class JsonlEventStore implements EventStore {
     });
   }
 
-  /** The closed segments (every segment but the active one), oldest first. */
   async closedSegments(): Promise<Segment[]> {
     return (await listSegments(this.dataDir)).filter((s) => s.first < this.#activeFirst);
   }
 
-  /** Waits for queued appends, then closes the log and releases the lock. */
   async close(): Promise<void> {
     this.#closed = true;
     while (this.#writing !== null) await this.#writing;
@@ -291,12 +263,11 @@ export class JsonlEventStore implements EventStore {
 
   async #commit(batch: Write[]): Promise<void> {
     const lastSeq = batch[batch.length - 1].events.at(-1)!.seq;
-    // The batch's lines and its commit line were encoded in a row: usually one view, no copy.
     const parts = batch.map((w) => w.bytes);
     parts.push(this.#lines.add(commitText(lastSeq)));
     const buffer = joinAdjacent(parts);
     const path = this.#activePath;
-    // A larger single append is synced piece by piece: never more unsynced than the header says.
+    // Synced piece by piece: never more unsynced than the header says.
     const most = this.#unsyncedMaxBytes;
     for (let at = 0; at < buffer.length; at += most) {
       const piece = buffer.subarray(at, at + most);
@@ -320,7 +291,6 @@ export class JsonlEventStore implements EventStore {
     this.#waiters.notify(this.#lastSeq);
   }
 
-  /** Syncs the active segment; on failure stops the store and answers false. */
   async #syncOrStop(batch: Write[]): Promise<boolean> {
     try {
       await io("syncing", this.#activePath, () => this.#sync(this.#active!));
@@ -328,7 +298,6 @@ export class JsonlEventStore implements EventStore {
       return true;
     } catch (error) {
       // Never retry a failed fsync: the kernel may have dropped the dirty pages ("fsyncgate").
-      // Cutting the unacknowledged bytes off is a best effort before the process stops.
       this.#failure = error;
       await this.#active!.truncate(this.#durableLength).catch(() => {});
       this.#rejectAll(batch, new StoreFailedError(error));
@@ -354,7 +323,6 @@ export class JsonlEventStore implements EventStore {
     this.#rejectAll(batch, full ? new StorageFullError(error) : new WriteFailedError(error));
   }
 
-  /** Rejects a batch and everything queued behind it (their sequence numbers are given back). */
   #rejectAll(batch: Write[], failure: Error): void {
     const queued = this.#queue;
     this.#queue = [];
@@ -389,10 +357,7 @@ export class JsonlEventStore implements EventStore {
   }
 }
 
-/**
- * The stored event of a new one: its members but `dataJson`, and its seq. Spelled out: a rest
- * pattern and a spread (as before) copied the event twice, through the engine's slow generic path.
- */
+/** The stored event of a new one, spelled out: a rest and spread copy it twice. */
 function withSeq(event: NewEvent, seq: number): StoredEvent {
   const stored = {
     type: event.type,

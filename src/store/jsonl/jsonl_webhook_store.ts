@@ -5,26 +5,18 @@ import { encodeLine } from "./checked_line.ts";
 import { type Change, neededLines, readWebhookFile } from "./webhook_file.ts";
 import { WEBHOOKS_FILE } from "./data_dir_layout.ts";
 
-/** What the JSONL webhook store may be told. */
 export interface JsonlWebhookOptions {
   /** Told when a torn last line is cut off. */
   warn?: (message: string, fields: Record<string, unknown>) => void;
   /** Rewrite the file once it holds this many lines more than its live records need. */
   compactAfterLines?: number;
-  /**
-   * Checkpoints and attempts wait up to this long (default 100 ms) to share a sync: one fdatasync
-   * per delivery would compete with the event log's. Endpoint changes are synced at once.
-   */
+  /** Checkpoints and attempts wait up to this long (100 ms) to share one sync; changes do not. */
   lazySyncMs?: number;
-  /** Makes the file's appended lines durable (default: fdatasync); e.g. to time or count syncs. */
+  /** Makes the file's appended lines durable (default: fdatasync). */
   sync?: (file: Deno.FsFile) => Promise<void>;
 }
 
-/**
- * Webhook state in DATA_DIR/webhooks.jsonl: one checksummed line per change, appended and
- * fdatasync'ed (writes waiting together share one sync) before a write resolves; replayed on open
- * into a memory store that serves reads; rewritten atomically once mostly superseded.
- */
+/** Webhook state in DATA_DIR/webhooks.jsonl: a checked line per change, synced, compacted. */
 export class JsonlWebhookStore implements WebhookStore {
   #state = new WebhookState();
   #pending: {
@@ -140,7 +132,6 @@ export class JsonlWebhookStore implements WebhookStore {
     this.file.close();
   }
 
-  /** Applies a durable change to the memory state (whose writes complete at once). */
   #apply(change: Change): void {
     switch (change.op) {
       case "put":
@@ -217,7 +208,7 @@ export class JsonlWebhookStore implements WebhookStore {
         lines.push(encodeLine({ op: "attempt", id: endpoint.id, attempt }));
       }
     }
-    // One write of the whole file: a write per line was a thousand awaited syscalls per rewrite.
+    // One write of the whole file, not an awaited syscall per line.
     const joined = joinLines(lines);
     await writeAtomically(this.dir, WEBHOOKS_FILE, (file) => writeAll(file, joined));
     this.file.close();
@@ -227,7 +218,6 @@ export class JsonlWebhookStore implements WebhookStore {
   }
 }
 
-/** Lines one after another in one buffer, for one write. */
 function joinLines(lines: readonly Uint8Array[]): Uint8Array {
   const joined = new Uint8Array(lines.reduce((sum, line) => sum + line.length, 0));
   let at = 0;

@@ -5,11 +5,9 @@ const NEWLINE = 0x0a;
 
 /** Where reading stopped: the offset after the last newline, and any bytes after it. */
 export interface LinesEnd {
-  /** Offset just past the last complete line. */
   end: number;
   /** Bytes after the last newline (a torn last line), possibly empty. */
   rest: Uint8Array;
-  /** The number of complete lines. */
   lines: number;
 }
 
@@ -22,14 +20,8 @@ export interface LineRange {
 }
 
 /**
- * Calls onLine for every newline-terminated line of a file, in order, with its byte offset and
- * 1-based line number; reads in 1 MiB chunks so memory does not grow with the file. Each chunk's
- * complete lines are decoded as UTF-8 in one call and `text` is the line's string; where a chunk
- * is not valid UTF-8, `text` is undefined and the caller decodes (and judges) the line itself.
- * `afterChunk` runs after each chunk's lines, for a caller that writes as it reads. onLine
- * returning false stops the reading after that line; `range` bounds the bytes read (and with
- * `decode: false` spares the decoding of a caller that never reads `text`). `line` is a view of
- * a buffer the next chunk is read into: a caller that keeps a line past `afterChunk` copies it.
+ * Calls onLine for every line of a file in 1 MiB chunks, with `text` when the chunk is valid UTF-8;
+ * false from onLine stops. `line` is a view into a reused buffer: copy it to keep it.
  */
 export async function readLines(
   file: Deno.FsFile,
@@ -45,10 +37,8 @@ export async function readLines(
   let offset = range.start ?? 0;
   const stop = range.end ?? Infinity;
   await file.seek(offset, Deno.SeekMode.Start);
-  // The unfinished last line of a chunk moves to the front and the next chunk is read after it,
-  // so no chunk is copied into a new array; the buffer grows only for a line longer than it. A
-  // short range (a stream's read at the head: a few events) gets a buffer of its size, not 2 MiB
-  // to zero and collect on every read.
+  // The unfinished last line moves to the front, so no chunk is copied; a short range gets a
+  // buffer of its size, not 2 MiB to zero on every read.
   let buffer = new Uint8Array(Math.max(0, Math.min(2 * CHUNK, stop - offset)));
   let carried = 0;
   let lineNumber = 1;

@@ -1,10 +1,7 @@
 import { io } from "../../lib/io_error.ts";
 import { StoreLockedError } from "../store_errors.ts";
 
-/**
- * Takes the exclusive lock (flock) of DATA_DIR's lock file and writes our PID into it, or throws
- * StoreLockedError naming the holder's PID. The OS releases the lock when the process dies.
- */
+/** Takes DATA_DIR's flock and writes our PID, or throws StoreLockedError naming the holder. */
 export async function takeLock(path: string): Promise<Deno.FsFile> {
   const lock = await io(
     "opening",

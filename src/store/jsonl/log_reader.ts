@@ -8,13 +8,10 @@ import { listSegments, type Segment } from "./segments.ts";
 
 /** How far the writer's bytes are durable, captured in one synchronous step. */
 export interface DurablePosition {
-  /** The last durable seq: nothing after it is read. */
   lastSeq: number;
-  /** The first seq of the segment being appended to. */
   activeFirst: number;
   /** Its length up to the last sync: bytes after it may be a batch still being written. */
   durableLength: number;
-  /** Its path, when known: a read within it then lists no directory. */
   activePath?: string;
 }
 
@@ -27,22 +24,15 @@ interface Cursor {
   seq: number;
 }
 
-/**
- * Where the latest reads stopped. Several readers page at once at their own positions (each
- * webhook endpoint's loop, streams and feed pages catching up): with one cursor, the last read's,
- * every reader behind it read its segment from the start, so ten endpoints 20,000 events behind the
- * head drained at about 250 events/s each, slower the longer the segment.
- */
+/** Remembered read positions: several readers page at once, each resuming where it stopped. */
 const CURSORS = 64;
 
 /**
- * Reads durable events after a seq from the live log: closed segments whole, the active one only
- * up to the writer's durable length, so a half-written batch is never seen. A segment that
- * compaction replaced while it was being read is looked up again.
+ * Reads durable events from the live log: the active segment only up to the durable length, so a
+ * half-written batch is never seen; a segment compaction replaced meanwhile is looked up again.
  */
 export class LogReader {
   #dataDir: string;
-  /** The newest last. */
   #cursors: Cursor[] = [];
 
   constructor(dataDir: string) {
@@ -71,10 +61,8 @@ export class LogReader {
     events: ReplayedEvent[],
   ): Promise<void> {
     if (afterSeq >= at.lastSeq || events.length >= limit) return;
-    // At the head (the feed and every webhook loop read there after each commit) only the active
-    // segment is read: listing the directory each time was 4–7 % of the server's time under
-    // paced writes with webhooks. A roll since `at` leaves that file in place (now closed); if
-    // compaction replaced it meanwhile, the listing below finds its copy.
+    // At the head only the active segment is read, sparing a directory listing per read
+    // (`bench --only=webhooks` measures it); if compaction replaced it, a listing finds its copy.
     const path = at.activePath;
     if (
       afterSeq + 1 >= at.activeFirst && path !== undefined && !path.endsWith(".compacted.jsonl")
@@ -141,7 +129,6 @@ export class LogReader {
     }
   }
 
-  /** The remembered cursor in this file nearest before `afterSeq`, if any. */
   #resumeAt(path: string, ino: number | null, afterSeq: number): Cursor | undefined {
     let best: Cursor | undefined;
     for (const cursor of this.#cursors) {

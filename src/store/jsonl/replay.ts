@@ -5,24 +5,16 @@ import { type TornTail, walkSegments } from "./segment_walk.ts";
 import { tornTailPath } from "./data_dir_layout.ts";
 import { io } from "../../lib/io_error.ts";
 
-/** What a replay found. */
 export interface ReplayResult {
-  /** The highest sequence number in the log (0 if none). */
   lastSeq: number;
-  /** Events handed over (those after the snapshot). */
   delivered: number;
-  /** The length of the last segment after any torn tail was cut off. */
   activeLength: number;
   /** The last segment's header: its length and unsynced_max_bytes (both 0: format 1). */
   headerLength: number;
   unsyncedMaxBytes: number;
 }
 
-/**
- * Startup's reading of the log: walks the segments (segment_walk.ts, as `verify` does) and hands
- * over events after `afterSeq`; throws CorruptLogError on the first fatal damage, and cuts off
- * the last segment's torn tail (a torn last record or batch) with a warning.
- */
+/** Startup's reading of the log: walks the segments, hands on the events, cuts off a torn tail. */
 export async function replaySegments(
   segments: readonly Segment[],
   afterSeq: number,
@@ -48,10 +40,7 @@ export async function replaySegments(
   };
 }
 
-/**
- * Copies the torn tail into a file beside the segment (for inspection), then cuts the segment
- * there, with a warning saying how many bytes and records were dropped and where they are kept.
- */
+/** Keeps the torn tail in a file beside the segment, then cuts the segment there (warning). */
 async function cutTornTail(
   torn: TornTail,
   warn: (message: string, fields: Record<string, unknown>) => void,

@@ -7,11 +7,7 @@ import type { Segment } from "./segments.ts";
 import { type Damage, walkSegment } from "./segment_read.ts";
 import { LOG_DIR, segmentName } from "./data_dir_layout.ts";
 
-/**
- * Rewrites a closed segment keeping only the events `keep` accepts, byte for byte, as a
- * compacted segment; the original file is removed afterwards. Returns the number of events
- * dropped. The segment is read by the walk startup and `verify` use, so damage is named alike.
- */
+/** Rewrites a closed segment keeping only the events `keep` accepts; returns the count dropped. */
 export async function compactSegment(
   dataDir: string,
   segment: Segment,
@@ -20,8 +16,7 @@ export async function compactSegment(
   if (!(await hasDroppable(segment, keep))) return 0;
   let dropped = 0;
   const dir = `${dataDir}/${LOG_DIR}`;
-  // Kept lines are copied into one reused buffer and written chunk by chunk, so memory does not
-  // grow with the segment and no array is made per line.
+  // Kept lines go through one reused buffer in chunks: memory does not grow with the segment.
   await writeAtomically(dir, segmentName(segment.first, true), async (out) => {
     const kept = new ByteBuffer();
     await walkSegment(segment, refuse, (event, line) => {

@@ -1,9 +1,4 @@
-/**
- * The lines of log format 2 that are not events. A segment's first line is its header,
- * `{"log_format":2,"unsynced_max_bytes":N,"crc":"…"}`: N bounds the bytes the writer ever has
- * written but not yet synced in this segment. Each group commit ends with a commit line,
- * `{"commit":SEQ,"crc":"…"}`, written and synced with its batch. A format-1 segment has neither.
- */
+/** The non-event lines of log format 2: a segment's header and each group commit's line. */
 import { CorruptRecordError, decodeLine, encodeLine, verifyLine } from "./checked_line.ts";
 
 /** The writer syncs at least every this many bytes, so a power cut tears at most this many. */
@@ -12,7 +7,6 @@ export const UNSYNCED_MAX_BYTES = 256 * 1024;
 const PREFIX = new TextEncoder().encode('{"log_format":');
 const COMMIT_PREFIX = new TextEncoder().encode('{"commit":');
 
-/** What a segment's header says. */
 export interface SegmentHeader {
   format: number;
   /** Damage this close to the end of the newest segment is a torn batch. */
@@ -40,10 +34,7 @@ export function decodeSegmentHeader(line: Uint8Array): SegmentHeader {
   return { format, unsyncedMaxBytes: bound as number };
 }
 
-/**
- * The JSON text of the line that ends a group commit whose last event is `lastSeq`, before its
- * checksum (the writer's LineArena adds that).
- */
+/** The JSON text of the line that ends a group commit at `lastSeq`, before its checksum. */
 export function commitText(lastSeq: number): string {
   return `{"commit":${lastSeq}}`;
 }

@@ -1,4 +1,5 @@
 import { CorruptRecordError, decodeReplayed } from "./event_codec.ts";
+import { verifyLine } from "./checked_line.ts";
 import type { ReplayedEvent } from "../event_store.ts";
 import { readLines } from "./line_reader.ts";
 import type { Segment } from "./segments.ts";
@@ -22,15 +23,12 @@ export interface Damage {
 /** What walkSegment read: where the lines end, and a torn tail if one was allowed and found. */
 export interface SegmentRead {
   end: number;
-  /** The file's size when it was read. */
   size: number;
   /** The length of its header line (0: a format-1 segment without one). */
   headerLength: number;
-  /** Its header's unsynced_max_bytes (0: no header). */
   unsyncedMaxBytes: number;
   /** The first damaged record of the torn tail. */
   torn?: Damage;
-  /** Every damaged record of the torn tail. */
   tornDamage: Damage[];
   /** Records (complete or not) from the torn tail's start to the end, good ones included. */
   tornRecords: number;
@@ -42,33 +40,29 @@ export interface SegmentRead {
 export interface SegmentContext {
   /** The segment after this one: a compacted segment's seqs stay below its first. */
   next?: Segment;
-  /** The last segment may end in a torn tail. */
   tornIsOk?: boolean;
-  /** Runs after each chunk of lines, for a caller that writes as it reads. */
   afterChunk?: () => Promise<void>;
   /** Only the envelope is read (checksums still checked): events come with `dataJson` "". */
   envelopeOnly?: boolean;
+  /** Only each line's checksum and seq are read (a snapshot covers the segment). */
+  seqOnly?: boolean;
 }
 
 /**
- * Reads one segment's records in order, checking each checksum and seq (gap-free, or only rising
- * and below `next` in a compacted segment). When `tornIsOk` (the last segment), damaged records
- * after the last good one are a torn tail, and so is damage starting within the header's
- * `unsynced_max_bytes` of the end with good records after it (a torn batch: what a power cut
- * during a group commit leaves; those records were never acknowledged and are not handed on).
- * All other damage goes to onDamage as fatal.
+ * Reads one segment's records in order, checking checksums and seqs. Damage at the last segment's
+ * end, or within its unsynced bound (a torn batch, never acknowledged), is a torn tail; else fatal.
  */
 export async function walkSegment(
   segment: Segment,
   onDamage: (damage: Damage) => void,
   onEvent: (event: ReplayedEvent, line: Uint8Array) => void,
-  { next, tornIsOk = false, afterChunk, envelopeOnly = false }: SegmentContext = {},
+  { next, tornIsOk = false, afterChunk, envelopeOnly = false, seqOnly = false }: SegmentContext =
+    {},
 ): Promise<SegmentRead> {
   let expected = segment.first;
   // Damaged records not yet followed by a good one: a torn tail if nothing good follows.
   let pending: Damage[] = [];
-  // A possible torn batch: only the last batch may be torn, so at most its own commit line may
-  // follow the damage, and only as the file's last line.
+  // A possible torn batch: at most its own commit line may follow the damage, as the last line.
   let batch:
     | { damage: Damage; records: number; commits: number; lastIsCommit: boolean; bound: number }
     | undefined;
@@ -84,53 +78,59 @@ export async function walkSegment(
   const file = await io("reading", segment.path, () => Deno.open(segment.path, { read: true }));
   try {
     const size = (await io("reading", segment.path, () => file.stat())).size;
-    const reading = readLines(file, (line, offset, lineNumber, text) => {
-      if (batch !== undefined) {
-        batch.lastIsCommit = isCommitLine(line);
-        if (batch.lastIsCommit) batch.commits++;
-        else batch.records++;
-        return;
-      }
-      if (isCommitLine(line)) return;
-      if (lineNumber === 1 && looksLikeHeader(line)) {
+    const reading = readLines(
+      file,
+      (line, offset, lineNumber, text) => {
+        if (batch !== undefined) {
+          batch.lastIsCommit = isCommitLine(line);
+          if (batch.lastIsCommit) batch.commits++;
+          else batch.records++;
+          return;
+        }
+        if (isCommitLine(line)) return;
+        if (lineNumber === 1 && looksLikeHeader(line)) {
+          try {
+            header = decodeSegmentHeader(line);
+            headerLength = line.length + 1;
+          } catch (error) {
+            if (!(error instanceof CorruptRecordError)) throw error;
+            onDamage(damage(1, 0, error.message));
+          }
+          return;
+        }
+        let event: ReplayedEvent;
         try {
-          header = decodeSegmentHeader(line);
-          headerLength = line.length + 1;
+          event = (seqOnly ? seqOfLine(line) : undefined) ??
+            decodeReplayed(line, text, envelopeOnly ? "envelope" : "decode");
         } catch (error) {
           if (!(error instanceof CorruptRecordError)) throw error;
-          onDamage(damage(1, 0, error.message));
+          const found = damage(lineNumber, offset, error.message);
+          const bound = header?.unsyncedMaxBytes ?? 0;
+          if (tornIsOk && pending.length === 0 && bound > 0 && size - offset <= bound) {
+            batch = { damage: found, records: 1, commits: 0, lastIsCommit: false, bound };
+          } else pending.push(found);
+          return;
         }
-        return;
-      }
-      let event: ReplayedEvent;
-      try {
-        event = decodeReplayed(line, text, envelopeOnly ? "envelope" : "decode");
-      } catch (error) {
-        if (!(error instanceof CorruptRecordError)) throw error;
-        const found = damage(lineNumber, offset, error.message);
-        const bound = header?.unsyncedMaxBytes ?? 0;
-        if (tornIsOk && pending.length === 0 && bound > 0 && size - offset <= bound) {
-          batch = { damage: found, records: 1, commits: 0, lastIsCommit: false, bound };
-        } else pending.push(found);
-        return;
-      }
-      // After damaged records the seq resumes wherever the next good record is.
-      const resync = pending.length > 0;
-      if (resync) {
-        for (const found of pending) onDamage(found);
-        pending = [];
-      }
-      const inOrder = segment.compacted || resync
-        ? event.seq >= expected && (next === undefined || event.seq < next.first)
-        : event.seq === expected;
-      if (!inOrder) {
-        onDamage(
-          damage(lineNumber, offset, `sequence ${event.seq} where ${expected} was expected`),
-        );
-      }
-      expected = event.seq + 1;
-      onEvent(event, line);
-    }, afterChunk);
+        // After damaged records the seq resumes wherever the next good record is.
+        const resync = pending.length > 0;
+        if (resync) {
+          for (const found of pending) onDamage(found);
+          pending = [];
+        }
+        const inOrder = segment.compacted || resync
+          ? event.seq >= expected && (next === undefined || event.seq < next.first)
+          : event.seq === expected;
+        if (!inOrder) {
+          onDamage(
+            damage(lineNumber, offset, `sequence ${event.seq} where ${expected} was expected`),
+          );
+        }
+        expected = event.seq + 1;
+        onEvent(event, line);
+      },
+      afterChunk,
+      { decode: !seqOnly },
+    );
     const { end, rest, lines } = await io("reading", segment.path, () => reading);
     const unsyncedMaxBytes = header?.unsyncedMaxBytes ?? 0;
     const read = { end, size, headerLength, unsyncedMaxBytes };
@@ -151,8 +151,7 @@ export async function walkSegment(
       };
     }
     if (rest.length > 0) pending.push(damage(lines + 1, end, "Record has no newline"));
-    // Format 1 has no bound: damage with nothing good after it is a torn tail. In format 2
-    // damage within the bound became a torn batch above; what is left began farther away.
+    // Format 1 has no bound; in format 2 damage within it became a torn batch above.
     const first = pending[0];
     const inBound = header === undefined ||
       (first !== undefined && size - first.offset <= unsyncedMaxBytes);
@@ -164,4 +163,19 @@ export async function walkSegment(
   } finally {
     file.close();
   }
+}
+
+const SEQ_HEAD = new TextEncoder().encode('{"seq":');
+
+/** A line's seq from its leading `{"seq":<digits>,`, unparsed; undefined when not led so. */
+function seqOfLine(line: Uint8Array): ReplayedEvent | undefined {
+  for (let i = 0; i < SEQ_HEAD.length; i++) if (line[i] !== SEQ_HEAD[i]) return undefined;
+  let seq = 0;
+  let at = SEQ_HEAD.length;
+  for (; at < line.length && line[at] >= 0x30 && line[at] <= 0x39 && at < 24; at++) {
+    seq = seq * 10 + line[at] - 0x30;
+  }
+  if (at === SEQ_HEAD.length || line[at] !== 0x2c) return undefined;
+  verifyLine(line);
+  return { seq } as ReplayedEvent;
 }

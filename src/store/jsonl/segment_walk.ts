@@ -7,19 +7,13 @@ export interface TornTail {
   path: string;
   offset: number;
   reason: string;
-  /** Bytes from offset to the end of the file. */
   bytes: number;
-  /** Records (complete or not) in those bytes. */
   records: number;
 }
 
-/** What a walk found. */
 export interface WalkResult {
-  /** The highest sequence number in the log (0 if none). */
   lastSeq: number;
-  /** Events handed to onEvent (those after afterSeq). */
   delivered: number;
-  /** The length of the last segment without its torn tail. */
   activeLength: number;
   /** The last segment's torn tail, when it has one. */
   torn?: TornTail;
@@ -40,10 +34,7 @@ export interface WalkOptions {
 
 /**
  * The one reading of the log that startup, `verify` and compaction share, so they judge a data
- * directory alike: checksums, sequence inside and between segments, a beginning that the
- * snapshot must cover, and a torn tail (damaged records after the last good one of the last
- * segment: what a crash mid-append leaves), which is the only damage that is not fatal.
- * Segments the snapshot covers are checked too: the feed and history still serve their events.
+ * directory alike; a torn tail of the last segment is the only damage that is not fatal.
  */
 export async function walkSegments(
   segments: readonly Segment[],
@@ -60,7 +51,7 @@ export async function walkSegments(
   let previous: Segment | undefined;
   for (const [index, segment] of segments.entries()) {
     const next = segments[index + 1];
-    // Its events are in the snapshot: only their envelopes (and checksums) are read.
+    // Its events are in the snapshot: only their checksums and seqs are read.
     const covered = next !== undefined && next.first - 1 <= afterSeq;
     const first = (problem: string) =>
       report({ file: segment.path, line: 1, offset: 0, problem, fatal: true });
@@ -79,7 +70,7 @@ export async function walkSegments(
         result.delivered++;
         options.onEvent?.(event, line);
       }
-    }, { next, tornIsOk: isLast, envelopeOnly: covered });
+    }, { next, tornIsOk: isLast, seqOnly: covered });
     previous = segment;
     if (isLast) {
       result.activeLength = read.torn?.offset ?? read.end;

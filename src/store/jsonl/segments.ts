@@ -5,7 +5,6 @@ import { LOG_DIR, SEGMENT_NAME } from "./data_dir_layout.ts";
 export interface Segment {
   path: string;
   name: string;
-  /** The sequence number of the segment's first event (its name). */
   first: number;
   /** A compacted segment had events of deleted customers removed, so its sequence has gaps. */
   compacted: boolean;

@@ -1,11 +1,7 @@
 import { io } from "../../lib/io_error.ts";
-import {
-  bodyText,
-  CorruptRecordError,
-  LineBuffer,
-  splitLineText,
-  type SplitText,
-} from "./checked_line.ts";
+import { CorruptRecordError } from "./checked_line.ts";
+import { LineBuffer } from "./line_arena.ts";
+import { bodyText, splitLineText, type SplitText } from "./line_split.ts";
 import { syncDirectory, writeAll, writeAtomically } from "../../lib/fs_util.ts";
 import { readLines } from "./line_reader.ts";
 
@@ -46,11 +42,7 @@ export async function listSnapshots(dataDir: string): Promise<SnapshotInfo[]> {
   return found.sort((a, b) => b.seq - a.seq);
 }
 
-/**
- * Writes a snapshot of the state after event `seq` atomically: a header line, one self-checking
- * line per record (JSON object text), and a footer with the count. Yields to the event loop
- * between batches.
- */
+/** Writes the state after `seq` atomically: header, one checked line per record, counted footer. */
 export async function writeSnapshot(
   dataDir: string,
   seq: number,
@@ -78,11 +70,8 @@ export async function writeSnapshot(
 }
 
 /**
- * Reads a whole snapshot, handing each record to onRecord as JSON text (the checksum checked and
- * removed); throws CorruptSnapshotError on any damage. A record whose last member is the object
- * `data` comes split, as with log lines: the rest of it, and `data`'s JSON text as a string of
- * its own (joinRecord puts them together again). Records are opaque here: the footer is told
- * from them by being the last line.
+ * Reads a whole snapshot, handing each record over as JSON text (split before `data` as log lines
+ * are; joinRecord rejoins them); throws CorruptSnapshotError on any damage.
  */
 export async function readSnapshot(
   info: SnapshotInfo,

@@ -12,11 +12,7 @@ export interface Finding {
   fatal: boolean;
 }
 
-/**
- * Checks every segment and snapshot without changing anything, and reports every problem. The
- * log is judged by the walk startup uses, after the snapshot startup would load, so a fatal
- * finding here is exactly what makes startup refuse.
- */
+/** Checks every segment and snapshot without changing anything, judging as startup does. */
 export async function verifyDataDir(dataDir: string): Promise<Finding[]> {
   const findings: Finding[] = [];
   // Startup loads the newest snapshot that reads completely; older ones are its fallbacks.

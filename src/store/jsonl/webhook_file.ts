@@ -51,10 +51,7 @@ export async function readWebhookFile(
   return { changes, validBytes, length: bytes.length };
 }
 
-/**
- * The changes of a batch whose lines a replay needs: all but an endpoint's checkpoints before its
- * newest one and its attempts before the newest ATTEMPTS_KEPT (those only replace each other).
- */
+/** The changes of a batch a replay needs: not checkpoints or attempts that newer ones replace. */
 export function neededLines(changes: readonly Change[]): Set<Change> {
   const needed = new Set<Change>();
   const checkpointed = new Set<string>();

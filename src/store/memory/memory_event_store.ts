@@ -11,17 +11,12 @@ import { StreamVersions } from "../stream_versions.ts";
 
 /** The storage behind memory stores: outlives a store, so a reopen sees what was appended. */
 export class MemoryLog {
-  /** Every retained event in seq order, data as JSON text. */
   events: ReplayedEvent[] = [];
   lastSeq = 0;
-  /** The erasure horizon (EventStore.erasedSeq). */
   erasedSeq = 0;
 }
 
-/**
- * The reference EventStore: the port's behaviour with nothing but an array, for tests and as the
- * model the other backends are held to by the contract suite.
- */
+/** The reference EventStore: the port's behaviour with nothing but an array. */
 export class MemoryEventStore implements EventStore {
   #log: MemoryLog;
   #versions = new StreamVersions();
@@ -34,17 +29,14 @@ export class MemoryEventStore implements EventStore {
     this.#log = log;
   }
 
-  /** The sequence number of the last event. */
   get lastSeq(): number {
     return this.#log.lastSeq;
   }
 
-  /** Every customer deleted up to this seq is erased (see EventStore). */
   get erasedSeq(): number {
     return this.#log.erasedSeq;
   }
 
-  /** Hands over the events after `afterSeq`; once, before the first append. */
   replay(onEvent: (event: ReplayedEvent) => void, afterSeq = 0): Promise<number> {
     if (this.#replayed) return Promise.reject(new Error("The log was already replayed"));
     let delivered = 0;
@@ -82,7 +74,6 @@ export class MemoryEventStore implements EventStore {
     return Promise.resolve(stored);
   }
 
-  /** Up to `limit` events after `afterSeq`. */
   readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]> {
     const events = this.#log.events;
     // Binary search: seqs ascend, with gaps where events were erased.
@@ -96,15 +87,11 @@ export class MemoryEventStore implements EventStore {
     return Promise.resolve(events.slice(low, low + limit).map((event) => ({ ...event })));
   }
 
-  /** Resolves once an event after `afterSeq` exists. */
   waitForCommit(afterSeq: number, signal?: AbortSignal): Promise<number> {
     return this.#waiters.wait(afterSeq, this.#log.lastSeq, signal);
   }
 
-  /**
-   * Removes every event `keep` refuses (compaction's erasure); `erasedSeq`: every customer deleted
-   * up to it is erased now (the horizon moves there, never back).
-   */
+  /** Removes every event `keep` refuses (compaction) and moves the horizon to `erasedSeq`. */
   erase(keep: (event: ReplayedEvent) => boolean, erasedSeq = 0): number {
     const before = this.#log.events.length;
     this.#log.events = this.#log.events.filter(keep);
@@ -112,7 +99,6 @@ export class MemoryEventStore implements EventStore {
     return before - this.#log.events.length;
   }
 
-  /** Takes no more appends. */
   close(): Promise<void> {
     this.#closed = true;
     this.#waiters.rejectAll(new StoreClosedError());

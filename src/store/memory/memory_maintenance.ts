@@ -13,7 +13,6 @@ export class MemoryMaintenance implements StoreMaintenance {
     this.#source = source;
   }
 
-  /** Replays the whole log into the source. */
   async recover(): Promise<RecoveryReport> {
     const eventsReplayed = await this.#source.replay(0);
     return { snapshotSeq: 0, snapshotRecords: 0, eventsReplayed };
@@ -22,7 +21,6 @@ export class MemoryMaintenance implements StoreMaintenance {
   /** Compaction is explicit here: nothing starts on its own. */
   noteCommit(): void {}
 
-  /** Compacts at once. */
   startCompaction(): void {
     void this.compact();
   }
@@ -35,12 +33,10 @@ export class MemoryMaintenance implements StoreMaintenance {
     return Promise.resolve();
   }
 
-  /** Compacts when something was applied since the last compaction. */
   async compactIfChanged(): Promise<void> {
     if (this.#source.appliedSeq !== this.#compactedSeq) await this.compact();
   }
 
-  /** Nothing runs in the background. */
   settle(): Promise<void> {
     return Promise.resolve();
   }

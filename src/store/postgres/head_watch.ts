@@ -47,8 +47,9 @@ export class HeadWatch {
   #stopped = false;
   #reading = false;
   #again = false;
-  /** False once a read of the head failed, until one succeeds. */
-  reachable = true;
+  #reachable = true;
+  /** Told each time reachable changes, with the failure when it became false. */
+  onReachable: (reachable: boolean, error?: unknown) => void = () => {};
 
   constructor(
     url: string,
@@ -79,10 +80,11 @@ export class HeadWatch {
     this.#reading = true;
     readHead(this.#pool)
       .then((head) => {
-        this.reachable = true;
+        this.#setReachable(true);
         this.#subscriber.onHead(head.seq, head.erasedSeq);
       })
-      .catch(() => (this.reachable = false)) // The poll retries; writes report the outage.
+      // The poll retries; writes report the outage.
+      .catch((error) => this.#setReachable(false, error))
       .finally(() => {
         this.#reading = false;
         if (this.#again) {
@@ -90,6 +92,17 @@ export class HeadWatch {
           this.check();
         }
       });
+  }
+
+  /** False once a read of the head failed, until one succeeds. */
+  get reachable(): boolean {
+    return this.#reachable;
+  }
+
+  #setReachable(reachable: boolean, error?: unknown): void {
+    if (reachable === this.#reachable) return;
+    this.#reachable = reachable;
+    this.onReachable(reachable, error);
   }
 
   async #listen(failures: number): Promise<void> {
@@ -110,7 +123,10 @@ export class HeadWatch {
         if (notice === undefined) this.check();
         else if (notice.schema === this.#schema) this.#subscriber.onNotice(notice);
       });
-      await client.query(`LISTEN ${LOG_CHANNEL}`);
+      await client.query(`LISTEN ${LOG_CHANNEL}`).catch((error) => {
+        client.end().catch(() => {});
+        throw error;
+      });
       this.#listener = client;
       if (this.#stopped) await client.end();
       this.check(); // Commits made while not listening.

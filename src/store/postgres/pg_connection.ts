@@ -103,6 +103,9 @@ export function createPool(
 ): PgPool {
   const pool = new pg.Pool({ ...connectionOptions(url, limits), max, Client: TextClient });
   pool.on("error", onError);
+  // A checked-out client whose connection drops emits "error" besides failing its query; with no
+  // listener (the pool listens only to idle ones) that event is an uncaught error.
+  pool.on("connect", (client: PgClient) => client.on("error", () => {}));
   return pool as PgPool;
 }
 

@@ -9,7 +9,7 @@ import type { ReplayedEvent } from "../event_store.ts";
 import type { PgClient, PgPool } from "./pg_connection.ts";
 import { INSERT_EVENTS } from "./queued_append.ts";
 import { insertSnapshot } from "./pg_snapshots.ts";
-import { insertWebhooks } from "./postgres_webhook_store.ts";
+import { insertWebhooks } from "./webhook_rows.ts";
 import type { WebhookStore } from "../webhook_store.ts";
 
 /** The target database already holds a log: migrate copies into an empty one only. */

@@ -183,6 +183,11 @@ export class PostgresEventStore implements EventStore {
     return this.#watch.reachable;
   }
 
+  /** Tells `listener` each time the database becomes unreachable, or reachable again. */
+  onReachable(listener: (reachable: boolean, error?: unknown) => void): void {
+    this.#watch.onReachable = listener;
+  }
+
   /** Reads the head now instead of at the next notification or poll. */
   refreshHead(): void {
     this.#watch.check();

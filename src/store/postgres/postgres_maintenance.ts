@@ -3,6 +3,7 @@ import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
 import type { PostgresEventStore } from "./postgres_event_store.ts";
 import { loadSnapshot, readNewestSnapshot, writeSnapshot } from "./pg_snapshots.ts";
 import { dropExpired, eraseDeleted } from "./pg_retention.ts";
+import { isConnectionFailure } from "./connection_failure.ts";
 
 /** When the PostgreSQL store snapshots and drops expired events. */
 export interface PostgresMaintenanceOptions {
@@ -21,6 +22,8 @@ export interface PostgresMaintenanceOptions {
   clock?: () => number;
   /** Told how each background compaction ended: undefined when it succeeded, else the error. */
   onOutcome?: (error: unknown) => void;
+  /** Told each time the startup recovery could not reach the database (it waits and retries). */
+  onRecoveryRetry?: (error: unknown) => void;
 }
 
 /** Background work: an erasure, or a compaction (which erases first). */
@@ -39,7 +42,9 @@ const RETRY_MS = 5000;
 export class PostgresMaintenance implements StoreMaintenance {
   #store: PostgresEventStore;
   #source: ReloadableSource;
-  #options: Required<Omit<PostgresMaintenanceOptions, "onOutcome">> & PostgresMaintenanceOptions;
+  #options:
+    & Required<Omit<PostgresMaintenanceOptions, "onOutcome" | "onRecoveryRetry">>
+    & PostgresMaintenanceOptions;
   #snapshotSeq = 0;
   /** The applied seq when the last compaction started: the next is due SNAPSHOT_EVERY after it. */
   #compactionSeq = 0;
@@ -75,14 +80,39 @@ export class PostgresMaintenance implements StoreMaintenance {
     this.#compactedAt = this.#options.clock();
   }
 
-  /** Loads the newest snapshot, then replays the events after it. */
+  /**
+   * Loads the newest snapshot, then replays the events after it. While the database cannot be
+   * reached it waits and tries again, going on from what it applied; other errors reject.
+   */
   async recover(): Promise<RecoveryReport> {
     // Deletes up to the database's erasure horizon are erased: the first erasure starts there.
     this.#erasedSeq = this.#store.erasedSeq;
-    const snapshot = await loadSnapshot(this.#store.pool, this.#source);
+    const snapshot = await this.#whileUnreachable(() =>
+      loadSnapshot(this.#store.pool, this.#source)
+    );
     this.#snapshotSeq = this.#compactionSeq = snapshot.seq;
-    const eventsReplayed = await this.#source.replay(snapshot.seq);
+    let eventsReplayed = 0;
+    let from = snapshot.seq;
+    await this.#whileUnreachable(async () => {
+      eventsReplayed += await this.#source.replay(from);
+    }, () => from = this.#source.appliedSeq);
     return { snapshotSeq: snapshot.seq, snapshotRecords: snapshot.records, eventsReplayed };
+  }
+
+  /** Runs `work` until it does not fail for want of the database; `retry` runs before each retry. */
+  async #whileUnreachable<T>(work: () => Promise<T>, retry = () => {}): Promise<T> {
+    for (let failures = 0;; failures++) {
+      try {
+        return await work();
+      } catch (error) {
+        if (!isConnectionFailure(error) || this.#settled) throw error;
+        this.#options.onRecoveryRetry?.(error);
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(RETRY_MS, 250 * 2 ** failures))
+        );
+        retry();
+      }
+    }
   }
 
   /**

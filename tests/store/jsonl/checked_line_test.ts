@@ -3,12 +3,9 @@ import {
   CorruptRecordError,
   decodeLine,
   encodeLine,
-  joinAdjacent,
-  LineArena,
-  LineBuffer,
-  splitLine,
-  splitLineText,
 } from "../../../src/store/jsonl/checked_line.ts";
+import { joinAdjacent, LineArena, LineBuffer } from "../../../src/store/jsonl/line_arena.ts";
+import { splitLine, splitLineText } from "../../../src/store/jsonl/line_split.ts";
 
 const records = [
   '{"kind":"snapshot","format":1,"seq":7}',

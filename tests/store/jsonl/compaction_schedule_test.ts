@@ -25,7 +25,7 @@ async function withPolicy(
     clock: Date.now,
     newId,
   });
-  const policy = new CompactionPolicy(store, service, createLogger("error", () => {}), {
+  const policy = new CompactionPolicy(store, service.snapshots, createLogger("error", () => {}), {
     snapshotEvery: every,
     eraseWithinMs: 1e9,
   });

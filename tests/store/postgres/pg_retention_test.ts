@@ -21,7 +21,10 @@ async function replica(url: string, clock: () => number) {
   const store = await PostgresEventStore.open(url);
   const projection = new CustomerProjection();
   const service = new CustomerService({ store, projection, clock, newId: monotonicFactory() });
-  const maintenance = new PostgresMaintenance(store, service, { retentionMs: 7 * DAY_MS, clock });
+  const maintenance = new PostgresMaintenance(store, service.snapshots, {
+    retentionMs: 7 * DAY_MS,
+    clock,
+  });
   const recovery = await maintenance.recover();
   return { store, service, projection, maintenance, recovery };
 }
