@@ -112,12 +112,14 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
     const target = new URL(BASE);
     const pgbench: number[] = [];
     const floorRates: number[] = [];
+    /** PostgreSQL-backend CPU seconds per pgbench transaction. */
+    const pgbenchCpu: number[] = [];
     const lags: number[] = [];
     const webhookRounds: WebhookRound[] = [];
     const idsFile = await Deno.makeTempFile({ dir: dataDir, suffix: ".ids" });
     for (let r = 0; r < rounds; r++) {
-      pgbench.push(
-        await runPgbench(
+      const [tps, cpuRate] = await Promise.all([
+        runPgbench(
           {
             host: target.hostname,
             port: target.port || "5432",
@@ -128,7 +130,10 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
           CLIENTS,
           seconds,
         ),
-      );
+        backendCpuRate(admin, "pgbench", seconds),
+      ]);
+      pgbench.push(tps);
+      pgbenchCpu.push(cpuRate / tps);
       floorRates.push(await floorRound(floorSchema, token, seconds, r));
 
       const single = await start(one);
@@ -174,7 +179,10 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
       `postgres: ${CLIENTS} clients, ${seconds} s × ${rounds} round(s), medians; ` +
         "synchronous_commit on, loopback",
     );
-    console.log(`  pgbench, one INSERT per transaction      ${round(base)} tx/s`);
+    console.log(
+      `  pgbench, one INSERT per transaction      ${round(base)} tx/s; ` +
+        `PostgreSQL backends ${round(median(pgbenchCpu) * 1e6)} µs CPU per transaction`,
+    );
     const bare = median(floorRates);
     console.log(
       `  HTTP floor (Deno.serve + that INSERT)    ${round(bare)} req/s = ` +
@@ -230,6 +238,36 @@ function printWebhooks(rounds: WebhookRound[], seconds: number): void {
       `p99 ${at(paced, 0.99)} ms over ${paced.length} deliveries (target ≤ 100 ms); ` +
       (rounds.every((r) => r.complete) ? "every event to every endpoint, in order" : "INCOMPLETE"),
   );
+}
+
+/**
+ * CPU seconds per second the backends of `application` used, from 1 s into a run of `seconds` to
+ * half a second before its end (they exit with their connections).
+ */
+async function backendCpuRate(admin: PgPool, application: string, seconds: number) {
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const { rows } = await admin.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE application_name = $1",
+    [application],
+  );
+  // One `cat` for all of them, so that sampling costs pgbench little.
+  const sample = async () => {
+    const { stdout } = await new Deno.Command("cat", {
+      args: rows.map(({ pid }) => `/proc/${pid}/stat`),
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    let ticks = 0;
+    for (const line of new TextDecoder().decode(stdout).split("\n").filter(Boolean)) {
+      const fields = line.split(") ")[1].split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return { sum: ticks / 100, at: performance.now() };
+  };
+  const first = await sample();
+  await new Promise((resolve) => setTimeout(resolve, (seconds - 1.5) * 1000));
+  const last = await sample();
+  return (last.sum - first.sum) / ((last.at - first.at) / 1000);
 }
 
 /** One round of the floor server: started for it, driven, stopped. */
