@@ -8,6 +8,7 @@ import { StoreError, StoreUnavailableError } from "../store_errors.ts";
 import { commitGroup } from "./append_group.ts";
 import { CommitStats } from "./commit_stats.ts";
 import type { PgPool, PooledClient } from "./pg_connection.ts";
+import type { NotifiedTail } from "./notified_tail.ts";
 import type { QueuedAppend } from "./queued_append.ts";
 
 type Item = QueuedAppend & { done: () => void };
@@ -18,19 +19,24 @@ interface Committed {
   head: number | undefined;
 }
 
-/** Commits queued appends group by group; tells onHead each head its commits reach. */
+/**
+ * Commits queued appends group by group; puts the events committed in the tail and tells onHead
+ * each head its commits reach.
+ */
 export class GroupCommitter {
   #pool: PgPool;
   #onHead: (seq: number) => void;
+  #tail: NotifiedTail;
   #queue: Item[] = [];
   #flushing: Promise<void> | undefined;
   /** The connection group commits go through while appends keep coming. */
   #writer: PooledClient | undefined;
   readonly stats = new CommitStats();
 
-  constructor(pool: PgPool, onHead: (seq: number) => void) {
+  constructor(pool: PgPool, onHead: (seq: number) => void, tail: NotifiedTail) {
     this.#pool = pool;
     this.#onHead = onHead;
+    this.#tail = tail;
   }
 
   /** The server process of the writer connection, while there is one. */
@@ -106,7 +112,10 @@ export class GroupCommitter {
   }
 
   #tell({ group, head }: Committed): void {
-    for (const item of group) item.done();
+    for (const item of group) {
+      if (item.stored !== undefined) this.#tail.addOwn(item.events, item.stored);
+      item.done();
+    }
     if (head !== undefined) this.#onHead(head);
   }
 }

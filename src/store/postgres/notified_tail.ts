@@ -1,6 +1,7 @@
 /**
- * The newest events other replicas committed, as their commit notifications carried them
- * (append_function_checked.ts), so that following them reads nothing from the database.
+ * The newest events of the log: other replicas' as their commit notifications carried them
+ * (append_function_checked.ts), and this replica's own, so that following the log and reading
+ * its newest events read nothing from the database.
  */
 import type { NewEvent, ReplayedEvent } from "../event_store.ts";
 
@@ -66,14 +67,16 @@ export function parseNotice(payload: string | undefined): Notice | undefined {
   }
 }
 
-/** A run of consecutive seqs, the newest notified. */
+/**
+ * The newest events by seq, from other replicas' notifications and this replica's own commits:
+ * groups may arrive out of seq order (a notification before the answer to an earlier commit).
+ */
 export class NotifiedTail {
-  #events: ReplayedEvent[] = [];
+  #events = new Map<number, ReplayedEvent>();
+  #newest = 0;
 
-  /** Adds a group's events from `first + 1`; a gap before them starts the run anew. */
+  /** Adds a group's events, from seq `first + 1`, as a notification carries them. */
   add(first: number, events: NotifiedEvent[]): void {
-    const end = this.#events.length === 0 ? undefined : this.#events.at(-1)!.seq;
-    if (end !== first) this.#events = [];
     events.forEach(([type, id, version, time, actor, request_id, key, hash, data], i) => {
       const event = {
         type,
@@ -87,15 +90,45 @@ export class NotifiedTail {
       } as ReplayedEvent;
       if (key !== null) event.idempotency_key = key;
       if (hash !== null) event.request_hash = hash;
-      this.#events.push(event);
+      this.#put(event);
     });
-    if (this.#events.length > 2 * KEPT) this.#events = this.#events.slice(-KEPT);
+  }
+
+  /** Adds events this replica committed. */
+  addOwn(events: readonly NewEvent[], stored: readonly { seq: number }[]): void {
+    events.forEach((e, i) => {
+      const event = {
+        type: e.type,
+        id: e.id,
+        version: e.version,
+        time: e.time,
+        actor: e.actor,
+        request_id: e.request_id,
+        seq: stored[i].seq,
+        dataJson: e.data === null ? null : e.dataJson ?? JSON.stringify(e.data),
+      } as ReplayedEvent;
+      if (e.idempotency_key !== undefined) event.idempotency_key = e.idempotency_key;
+      if (e.request_hash !== undefined) event.request_hash = e.request_hash;
+      this.#put(event);
+    });
+  }
+
+  #put(event: ReplayedEvent): void {
+    this.#events.set(event.seq, event);
+    if (event.seq > this.#newest) this.#newest = event.seq;
+    if (this.#events.size <= 2 * KEPT) return;
+    // Oldest first: a Map iterates in insertion order, close enough to seq order to trim by.
+    for (const seq of this.#events.keys()) {
+      if (this.#events.size <= KEPT) break;
+      this.#events.delete(seq);
+    }
   }
 
   /**
-   * The events after `afterSeq` up to `limit` of them and none past `lastSeq`, when the run holds
-   * every one of them and none can have been erased (all after the erasure horizon: a customer
-   * erased was deleted at or before it, and has no event after its delete); else undefined.
+   * The events after `afterSeq` up to `limit` of them and none past `lastSeq`, when the tail
+   * holds every one of them and none can have been erased (all after the erasure horizon: a
+   * customer erased was deleted at or before it, and has no event after its delete); else
+   * undefined.
    */
   read(
     afterSeq: number,
@@ -104,9 +137,13 @@ export class NotifiedTail {
     erasedSeq: number,
   ): ReplayedEvent[] | undefined {
     const upTo = Math.min(lastSeq, afterSeq + limit);
-    if (this.#events.length === 0 || upTo <= afterSeq || afterSeq < erasedSeq) return undefined;
-    const start = this.#events[0].seq;
-    if (afterSeq + 1 < start || upTo > this.#events.at(-1)!.seq) return undefined;
-    return this.#events.slice(afterSeq + 1 - start, upTo + 1 - start);
+    if (upTo <= afterSeq || afterSeq < erasedSeq || upTo > this.#newest) return undefined;
+    const page: ReplayedEvent[] = [];
+    for (let seq = afterSeq + 1; seq <= upTo; seq++) {
+      const event = this.#events.get(seq);
+      if (event === undefined) return undefined;
+      page.push(event);
+    }
+    return page;
   }
 }

@@ -77,7 +77,7 @@ export class PostgresEventStore implements EventStore {
 
   private constructor(url: string, pool: PgPool) {
     this.#pool = pool;
-    this.#committer = new GroupCommitter(pool, (seq) => this.#advance(seq));
+    this.#committer = new GroupCommitter(pool, (seq) => this.#advance(seq), this.#tail);
     this.#watch = new HeadWatch(url, pool, {
       onHead: (seq, erasedSeq) => {
         this.#advance(seq);
