@@ -1,9 +1,8 @@
 /**
  * Replica lag as a client sees it: a create answered by replica A, then a GET of that customer on
  * replica B with `Min-Log-Seq` set to A's `Log-Seq`, which B answers once it has applied the create
- * (it looks every 5 ms)
- * (a poll of GETs back to back would load B with more requests than the writes measured); the lag
- * is from A's answer to B's 200.
+ * (it looks every 5 ms); the lag is from A's answer to B's 200. GETs back to back until one finds
+ * the customer would load B with more requests than the writes measured.
  */
 
 /** Measures one create after another, rotating over the replica pairs, until `until`. */
