@@ -1,162 +1,305 @@
 /**
- * `deno task bench --only=postgres`: durable creates/s through the real service on PostgreSQL, one
- * replica and three, against pgbench committing an equivalent single-row INSERT, in alternating
- * rounds of one run (same client count, same duration); and the lag of one replica behind another
- * under the three-replica load. The events per commit show how much group commit shares. The HTTP
- * floor (postgres_floor_server.ts: `Deno.serve` and pgbench's INSERT per request, nothing else)
- * shows what any service over HTTP and the driver reaches on the same machine.
+ * `deno task bench --only=postgres`: durable writes through the real service on PostgreSQL
+ * against pgbench committing an equivalent single-row INSERT, in alternating rounds of one run
+ * (same client count, same duration): creates on one replica and on three, updates (PUT) on one,
+ * the lag of one replica behind another under the three-replica load, and creates with no
+ * webhook endpoint against creates with 10 (postgres_webhooks.ts). The servers run only during
+ * their own part of a round, so that pgbench gets its connections on a shared database. A
+ * profile of each setup (postgres_profile.ts) shows where a write's time goes. The HTTP floor
+ * (postgres_floor_server.ts: `Deno.serve` and pgbench's INSERT per request, nothing else) shows
+ * what any service over HTTP and the driver reaches on the same machine.
  */
-import { createPool } from "../../src/store/postgres/pg_connection.ts";
+import { SignJWT } from "jose";
+import { createPool, type PgPool } from "../../src/store/postgres/pg_connection.ts";
 import { pgbenchTable, runPgbench } from "./pgbench_baseline.ts";
+import {
+  describeProfile,
+  type Profile,
+  startProfile,
+  sumProfiles as sum,
+} from "./postgres_profile.ts";
+import { type WebhookRound, webhookRound } from "./postgres_webhooks.ts";
 import { measureLag } from "./replica_lag.ts";
 import { type ServerProcess, spawnServer } from "../support/server_process.ts";
-import { mintToken, randomSecret } from "../support/service_token.ts";
-import { ensureWrk, runWrk } from "../support/wrk.ts";
+import { randomSecret } from "../support/service_token.ts";
+import { ensureWrk, runWrk, type WrkResult } from "../support/wrk.ts";
 
 /** The PostgreSQL server the benchmark uses, in schemas of its own that it drops after. */
 export const DATABASE_URL = Deno.env.get("BENCH_DATABASE_URL") ??
   "postgres://postgres@127.0.0.1:5432/test";
 const BASE = DATABASE_URL;
-const CLIENTS = 16;
+const CLIENTS = 64;
+const ENDPOINTS = 10;
+const PACED_RATE = 500;
 const SCRIPT = decodeURIComponent(new URL("../support/workload.lua", import.meta.url).pathname);
 const FLOOR = decodeURIComponent(new URL("./postgres_floor_server.ts", import.meta.url).pathname);
 const CONFIG = decodeURIComponent(new URL("../../deno.json", import.meta.url).pathname);
 
-/** Replicas of the service on one schema of their own. */
+/** Replicas of the service on one schema of their own, and what their rounds measured. */
 interface Setup {
   schema: string;
-  urls: string[];
+  replicas: number;
   rates: number[];
   p99s: number[];
+  profiles: Profile[];
+}
+
+/** Running replicas of a setup. */
+interface Running {
+  urls: string[];
+  pids: number[];
+  servers: ServerProcess[];
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 const round = (value: number) => Math.round(value);
+const at = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 /** Runs the PostgreSQL benchmark and prints its figures. */
 export async function runPostgresBench(options: { quick: boolean }): Promise<void> {
   await ensureWrk();
   const rounds = options.quick ? 1 : 3;
-  const seconds = options.quick ? 2 : 8;
+  const seconds = options.quick ? 3 : 8;
   const stamp = Date.now();
   const admin = createPool(BASE, 1, () => {});
-  const servers: ServerProcess[] = [];
   const dataDir = await Deno.makeTempDir({ prefix: "postgres-bench-" });
   const secret = randomSecret();
-  const schemas = [
-    `bench_pgbench_${stamp}`,
-    `bench_one_${stamp}`,
-    `bench_three_${stamp}`,
-    `bench_floor_${stamp}`,
-  ];
-  let floor: Deno.ChildProcess | undefined;
+  const setup = (name: string, replicas: number): Setup => ({
+    schema: `bench_${name}_${stamp}`,
+    replicas,
+    rates: [],
+    p99s: [],
+    profiles: [],
+  });
+  const one = setup("one", 1);
+  const updates = setup("one", 1);
+  const three = setup("three", 3);
+  const hooks = setup("hooks", 1);
+  const pgbenchSchema = `bench_pgbench_${stamp}`;
+  const floorSchema = `bench_floor_${stamp}`;
+  const schemas = [pgbenchSchema, floorSchema, one.schema, three.schema, hooks.schema];
+  const running: Running[] = [];
+  const start = async (setup: Setup, env: Record<string, string> = {}): Promise<Running> => {
+    const url = new URL(BASE);
+    url.searchParams.set("options", `-c search_path=${setup.schema}`);
+    url.searchParams.set("application_name", setup.schema);
+    const replicas: Running = { urls: [], pids: [], servers: [] };
+    running.push(replicas);
+    for (let i = 0; i < setup.replicas; i++) {
+      const server = spawnServer(dataDir, [], {
+        DATABASE_URL: url.toString(),
+        JWT_SECRET: secret,
+        ...env,
+      });
+      replicas.servers.push(server);
+      replicas.urls.push((await server.waitFor("ready", 60_000)).fields.url as string);
+      replicas.pids.push((await server.waitFor("listening")).fields.pid as number);
+    }
+    return replicas;
+  };
+  const stop = async (replicas: Running) => {
+    running.splice(running.indexOf(replicas), 1);
+    await Promise.all(replicas.servers.map((server) => server.stop("SIGTERM")));
+  };
   try {
     for (const schema of schemas) await admin.query(`CREATE SCHEMA ${schema}`);
-    await admin.query(pgbenchTable(schemas[0]));
-    await admin.query(pgbenchTable(schemas[3]));
-    floor = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--config",
-        CONFIG,
-        "--allow-net",
-        "--allow-env",
-        "--allow-read",
-        FLOOR,
-        BASE,
-        schemas[3],
-      ],
-      stdout: "piped",
-      stderr: "inherit",
-    }).spawn();
-    const floorUrl = await firstLineUrl(floor.stdout);
-    const start = async (schema: string): Promise<string> => {
-      const url = new URL(BASE);
-      url.searchParams.set("options", `-c search_path=${schema}`);
-      const server = spawnServer(dataDir, [], { DATABASE_URL: url.toString(), JWT_SECRET: secret });
-      servers.push(server);
-      return (await server.waitFor("ready", 60_000)).fields.url as string;
-    };
-    const one: Setup = { schema: schemas[1], urls: [await start(schemas[1])], rates: [], p99s: [] };
-    const three: Setup = { schema: schemas[2], urls: [], rates: [], p99s: [] };
-    for (let i = 0; i < 3; i++) three.urls.push(await start(schemas[2]));
-    const token = await mintToken(secret);
+    await admin.query(pgbenchTable(pgbenchSchema));
+    await admin.query(pgbenchTable(floorSchema));
+    const token = await new SignJWT({ scope: "customers:read customers:write webhooks:manage" })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" }).setSubject("bench").setIssuedAt()
+      .setExpirationTime("24h").sign(new TextEncoder().encode(secret));
     const target = new URL(BASE);
     const pgbench: number[] = [];
     const floorRates: number[] = [];
+    /** PostgreSQL-backend CPU seconds per pgbench transaction. */
+    const pgbenchCpu: number[] = [];
     const lags: number[] = [];
+    const webhookRounds: WebhookRound[] = [];
+    const idsFile = await Deno.makeTempFile({ dir: dataDir, suffix: ".ids" });
     for (let r = 0; r < rounds; r++) {
-      pgbench.push(
-        await runPgbench(
+      const [tps, cpuRate] = await Promise.all([
+        runPgbench(
           {
             host: target.hostname,
             port: target.port || "5432",
             user: decodeURIComponent(target.username) || "postgres",
             database: target.pathname.slice(1),
-            schema: schemas[0],
+            schema: pgbenchSchema,
           },
           CLIENTS,
           seconds,
         ),
+        backendCpuRate(admin, "pgbench", seconds),
+      ]);
+      pgbench.push(tps);
+      pgbenchCpu.push(cpuRate / tps);
+      floorRates.push(await floorRound(floorSchema, token, seconds, r));
+
+      const single = await start(one);
+      await warm(single.urls[0], token, `warm${r}`);
+      await drive(admin, one, single, token, seconds, `one${r}`);
+      const { rows } = await admin.query<{ customer_id: string; email: string }>(
+        `SELECT customer_id, email FROM ${one.schema}.customer_emails LIMIT 5000`,
       );
-      const bare = await runWrk({
-        url: floorUrl,
-        script: SCRIPT,
-        args: ["post", "/", "-", token, `floor${r}`],
-        seconds,
-        connections: CLIENTS,
-      });
-      if (bare.non2xx + bare.socketErrors > 0) throw new Error(`postgres: the floor failed`);
-      floorRates.push(bare.rps);
-      await drive(one, token, seconds, `one${r}`);
+      await Deno.writeTextFile(idsFile, rows.map((r) => `${r.customer_id} ${r.email}\n`).join(""));
+      await drive(admin, updates, single, token, seconds, `put${r}`, ["put", idsFile]);
+      await stop(single);
+
+      const replicas = await start(three);
+      await Promise.all(replicas.urls.map((url, i) => warm(url, token, `warm${r}r${i}`)));
       const until = performance.now() + seconds * 1000;
       const [, measured] = await Promise.all([
-        drive(three, token, seconds, `three${r}`),
-        measureLag(three.urls, token, until),
+        drive(admin, three, replicas, token, seconds, `three${r}`),
+        measureLag(replicas.urls, token, until),
       ]);
       lags.push(...measured);
-    }
-    const perCommit = async (schema: string) => {
-      const { rows: [row] } = await admin.query<{ ratio: number }>(
-        `SELECT count(*)::float / greatest(count(DISTINCT xmin::text), 1) AS ratio
-         FROM ${schema}.events`,
+      await stop(replicas);
+
+      const hooked = await start(hooks, { WEBHOOK_ALLOW_PRIVATE: "1" });
+      await warm(hooked.urls[0], token, `warm${r}`);
+      webhookRounds.push(
+        await webhookRound(
+          {
+            url: hooked.urls[0],
+            token,
+            endpoints: ENDPOINTS,
+            rate: PACED_RATE,
+            seconds,
+            burst: () => burst(hooked.urls[0], token, seconds, `hook${r}${Math.random()}`),
+          },
+          r,
+          r % 2 === 0,
+        ),
       );
-      return Math.round(row.ratio * 10) / 10;
-    };
+      await stop(hooked);
+    }
     const base = median(pgbench);
-    lags.sort((a, b) => a - b);
-    const at = (q: number) => lags[Math.min(lags.length - 1, Math.floor(q * lags.length))] ?? NaN;
     console.log(
       `postgres: ${CLIENTS} clients, ${seconds} s × ${rounds} round(s), medians; ` +
         "synchronous_commit on, loopback",
     );
-    console.log(`  pgbench, one INSERT per transaction      ${round(base)} tx/s`);
+    console.log(
+      `  pgbench, one INSERT per transaction      ${round(base)} tx/s; ` +
+        `PostgreSQL backends ${round(median(pgbenchCpu) * 1e6)} µs CPU per transaction`,
+    );
     const bare = median(floorRates);
     console.log(
       `  HTTP floor (Deno.serve + that INSERT)    ${round(bare)} req/s = ` +
         `${(bare / base).toFixed(2)} × pgbench`,
     );
-    for (const [name, setup] of [["1 replica ", one], ["3 replicas", three]] as const) {
+    const rows: [string, Setup][] = [
+      ["1 replica  (POST create)", one],
+      ["1 replica  (PUT update) ", updates],
+      ["3 replicas (POST create)", three],
+    ];
+    for (const [name, setup] of rows) {
       const rate = median(setup.rates);
       console.log(
-        `  service, ${name} (POST create)      ${round(rate)} creates/s = ` +
-          `${(rate / base).toFixed(2)} × pgbench; p99 ${median(setup.p99s).toFixed(1)} ms; ` +
-          `${await perCommit(setup.schema)} events per commit`,
+        `  service, ${name}  ${round(rate)} writes/s = ${(rate / base).toFixed(2)} × pgbench` +
+          `; p99 ${median(setup.p99s).toFixed(1)} ms`,
       );
+      for (const line of describeProfile(sum(setup.profiles))) console.log(`      ${line}`);
     }
+    const ratio = (a: Setup, b: Setup) => median(a.rates.map((rate, i) => rate / b.rates[i]));
     console.log(
-      `  replica lag (create on A, read on B)     p50 ${at(0.5).toFixed(1)} ms, ` +
-        `p99 ${at(0.99).toFixed(1)} ms over ${lags.length} creates (target p99 ≤ 100 ms)`,
+      `  3 replicas ÷ 1 replica: ${ratio(three, one).toFixed(2)}× (target ≥ 1.0); ` +
+        `PUT ÷ POST on 1 replica: ${ratio(updates, one).toFixed(2)}× (target ≥ 0.8); ` +
+        `1 replica ÷ pgbench ${(median(one.rates) / base).toFixed(2)}× (target ≥ 1.0, p99 ≤ 50 ms)`,
     );
+    lags.sort((a, b) => a - b);
+    console.log(
+      `  replica lag (create on A, read on B)     p50 ${at(lags, 0.5).toFixed(1)} ms, ` +
+        `p99 ${at(lags, 0.99).toFixed(1)} ms over ${lags.length} creates (target p99 ≤ 100 ms)`,
+    );
+    printWebhooks(webhookRounds, seconds);
   } finally {
-    if (floor !== undefined) {
-      floor.kill("SIGTERM");
-      await floor.status;
-    }
-    await Promise.all(servers.map((server) => server.stop("SIGTERM")));
+    await Promise.all(running.map((replicas) => stop(replicas)));
     for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await admin.end();
     await Deno.remove(dataDir, { recursive: true });
+  }
+}
+
+function printWebhooks(rounds: WebhookRound[], seconds: number): void {
+  const ratios = rounds.map((r) => r.on / r.off);
+  const burst = rounds.flatMap((r) => r.burst).sort((a, b) => a - b);
+  const paced = rounds.flatMap((r) => r.paced).sort((a, b) => a - b);
+  console.log(
+    `  webhooks, 1 replica, ${ENDPOINTS} endpoints: creates with ÷ without them ` +
+      `${median(ratios).toFixed(2)}× (rounds: ${ratios.map((r) => r.toFixed(2)).join(", ")}; ` +
+      `target ≥ 0.85); deliveries of those bursts p50 ${at(burst, 0.5)} ms, p99 ` +
+      `${at(burst, 0.99)} ms`,
+  );
+  console.log(
+    `      ${PACED_RATE} creates/s for ${seconds} s: commit-to-delivery p50 ${
+      at(paced, 0.5)
+    } ms, ` +
+      `p99 ${at(paced, 0.99)} ms over ${paced.length} deliveries (target ≤ 100 ms); ` +
+      (rounds.every((r) => r.complete) ? "every event to every endpoint, in order" : "INCOMPLETE"),
+  );
+}
+
+/**
+ * CPU seconds per second the backends of `application` used, from 1 s into a run of `seconds` to
+ * half a second before its end (they exit with their connections).
+ */
+async function backendCpuRate(admin: PgPool, application: string, seconds: number) {
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const { rows } = await admin.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE application_name = $1",
+    [application],
+  );
+  // One `cat` for all of them, so that sampling costs pgbench little.
+  const sample = async () => {
+    const { stdout } = await new Deno.Command("cat", {
+      args: rows.map(({ pid }) => `/proc/${pid}/stat`),
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    let ticks = 0;
+    for (const line of new TextDecoder().decode(stdout).split("\n").filter(Boolean)) {
+      const fields = line.split(") ")[1].split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return { sum: ticks / 100, at: performance.now() };
+  };
+  const first = await sample();
+  await new Promise((resolve) => setTimeout(resolve, (seconds - 1.5) * 1000));
+  const last = await sample();
+  return (last.sum - first.sum) / ((last.at - first.at) / 1000);
+}
+
+/** One round of the floor server: started for it, driven, stopped. */
+async function floorRound(schema: string, token: string, seconds: number, r: number) {
+  const floor = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--config",
+      CONFIG,
+      "--allow-net",
+      "--allow-env",
+      "--allow-read",
+      FLOOR,
+      BASE,
+      schema,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  try {
+    const bare = await runWrk({
+      url: await firstLineUrl(floor.stdout),
+      script: SCRIPT,
+      args: ["post", "/", "-", token, `floor${r}`],
+      seconds,
+      connections: CLIENTS,
+    });
+    if (bare.non2xx + bare.socketErrors > 0) throw new Error(`postgres: the floor failed`);
+    return bare.rps;
+  } finally {
+    floor.kill("SIGTERM");
+    await floor.status;
   }
 }
 
@@ -176,20 +319,54 @@ async function firstLineUrl(stream: ReadableStream<Uint8Array>): Promise<string>
   return JSON.parse(text.slice(0, text.indexOf("\n"))).url;
 }
 
-/** Closed-loop creates with wrk over the setup's replicas, CLIENTS connections in all. */
-async function drive(setup: Setup, token: string, seconds: number, tag: string): Promise<void> {
-  const results = await Promise.all(setup.urls.map((url, i) =>
+/** A second of creates, not counted: a fresh process runs partly unoptimised at first. */
+async function warm(url: string, token: string, tag: string): Promise<void> {
+  await burst(url, token, 1, tag, 16);
+}
+
+/** Closed-loop creates on one replica; throws if any failed. */
+async function burst(
+  url: string,
+  token: string,
+  seconds: number,
+  tag: string,
+  connections = CLIENTS,
+): Promise<WrkResult> {
+  const result = await runWrk({
+    url,
+    script: SCRIPT,
+    args: ["post", "/api/customers", "-", token, tag],
+    seconds,
+    connections,
+  });
+  if (result.non2xx + result.socketErrors > 0) throw new Error(`postgres: creates failed (${tag})`);
+  return result;
+}
+
+/** Closed-loop writes with wrk over the replicas, CLIENTS connections in all, profiled. */
+async function drive(
+  admin: PgPool,
+  setup: Setup,
+  replicas: Running,
+  token: string,
+  seconds: number,
+  tag: string,
+  [mode, ids] = ["post", "-"],
+): Promise<void> {
+  const { urls, pids } = replicas;
+  const stop = await startProfile(admin, setup.schema, pids, urls);
+  const results = await Promise.all(urls.map((url, i) =>
     runWrk({
       url,
       script: SCRIPT,
-      args: ["post", "/api/customers", "-", token, `${tag}r${i}`],
+      args: [mode, "/api/customers" + (mode === "put" ? "/" : ""), ids, token, `${tag}r${i}`],
       seconds,
-      connections: Math.floor(CLIENTS / setup.urls.length) +
-        (i < CLIENTS % setup.urls.length ? 1 : 0),
+      connections: Math.floor(CLIENTS / urls.length) + (i < CLIENTS % urls.length ? 1 : 0),
     })
   ));
   const failed = results.reduce((sum, r) => sum + r.non2xx + r.socketErrors, 0);
-  if (failed > 0) throw new Error(`postgres: ${failed} creates failed in round ${tag}`);
+  if (failed > 0) throw new Error(`postgres: ${failed} writes failed in round ${tag}`);
+  setup.profiles.push(await stop(results.reduce((sum, r) => sum + r.requests, 0)));
   setup.rates.push(results.reduce((sum, r) => sum + r.rps, 0));
   setup.p99s.push(Math.max(...results.map((r) => r.p99Ms)));
 }

@@ -22,6 +22,7 @@ export async function openBackend(config: Config, log: Logger, metrics: Metrics)
   if (config.databaseUrl !== undefined) {
     const backend = await openPostgresBackend(config.databaseUrl, options)
       .catch((error) => Promise.reject(databaseFailure(error)));
+    metrics.include(() => backend.metrics?.() ?? []);
     if (config.keySource.kind === "dev") await prepareDataDir(config.dataDir);
     return backend;
   }

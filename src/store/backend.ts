@@ -47,4 +47,6 @@ export interface Backend {
   maintain(source: ReloadableSource, hooks: MaintenanceHooks): BackendMaintenance;
   /** Webhook delivery ownership; undefined when this process delivers every endpoint. */
   ownership(onChange: (id: string) => void): DeliveryOwnership | undefined;
+  /** Prometheus lines of the backend's own, rendered with the service's metrics. */
+  metrics?(): string[];
 }

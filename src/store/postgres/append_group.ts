@@ -8,14 +8,16 @@ import {
   ExpectedVersionConflictError,
   IdempotencyKeyTakenError,
 } from "../store_errors.ts";
+import type { CommitStats } from "./commit_stats.ts";
 import type { PgClient } from "./pg_connection.ts";
 import { commitEach } from "./append_each.ts";
 import type { QueuedAppend } from "./queued_append.ts";
+import { noticeEvents } from "./notified_tail.ts";
 
-/** One call of the append_group function (append_function.ts), committed on its own. */
+/** One call of the append_group function (append_function_checked.ts), committed on its own. */
 const CALL = `SELECT append_group($1, $2::int[], $3::text[], $4::text[], $5::int[], $6::text[],
   $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[],
-  $14::text[], $15::int[]) AS result`;
+  $14::text[], $15::int[], $16::text) AS result`;
 
 /** A refusal as the function reports it: the append's number (from 1), a kind, its details. */
 type Refusal =
@@ -30,13 +32,29 @@ type Refusal =
  * group), the group is retried append by append in savepoints. Fills each append's `stored` or
  * `error`; returns the head.
  */
-export async function commitGroup(client: PgClient, group: QueuedAppend[]): Promise<number> {
-  let result: { first: number; refused: Refusal[] };
+export async function commitGroup(
+  client: PgClient,
+  group: QueuedAppend[],
+  stats: CommitStats,
+): Promise<number> {
+  let result: { first: number; refused: Refusal[]; wait: number };
   try {
-    ({ rows: [{ result }] } = await client.query(CALL, callParameters(group)));
+    ({ rows: [{ result }] } = await client.query({
+      name: "append_group",
+      text: CALL,
+      values: callParameters(group),
+    }));
   } catch (error) {
     if ((error as { code?: string }).code !== "23505") throw error;
-    return commitEach(client, group);
+    let roundTrips = 1;
+    const counted = Object.create(client, {
+      query: {
+        value: (text: string, values?: unknown[]) => (roundTrips++, client.query(text, values)),
+      },
+    });
+    const head = await commitEach(counted, group);
+    stats.observe(group.length, countWritten(group), roundTrips, 0);
+    return head;
   }
   for (const [n, kind, ...details] of result.refused) {
     const item = group[n - 1];
@@ -58,7 +76,12 @@ export async function commitGroup(client: PgClient, group: QueuedAppend[]): Prom
       seq: ++last,
     })) as StoredEvent[];
   }
+  stats.observe(group.length, last - result.first, 1, result.wait);
   return last;
+}
+
+function countWritten(group: QueuedAppend[]): number {
+  return group.reduce((sum, item) => sum + (item.stored?.length ?? 0), 0);
 }
 
 /** The function's arguments: the events as one array per column, then the expected versions. */
@@ -88,5 +111,6 @@ function callParameters(group: QueuedAppend[]): unknown[] {
       expected[2].push(version);
     }
   });
-  return [group.length, ...columns, ...expected];
+  const notice = noticeEvents(group.flatMap((item) => item.events));
+  return [group.length, ...columns, ...expected, notice];
 }

@@ -3,25 +3,45 @@
  * notifications lost while the listening connection was down (it reconnects with backoff).
  */
 import { connectClient, type PgClient, type PgPool } from "./pg_connection.ts";
+import { type Notice, parseNotice } from "./notified_tail.ts";
 import { LOG_CHANNEL } from "./queued_append.ts";
 
-/** The committed log head and erasure horizon, read in one statement. */
-export async function readHead(pool: PgPool): Promise<{ seq: number; erasedSeq: number }> {
-  const { rows } = await pool.query<{ seq: string; erased_seq: string }>(
-    "SELECT h.seq, s.erased_seq FROM log_head h, log_start s",
+/** The committed log head and erasure horizon, read in one statement, and the log's schema. */
+export async function readHead(
+  pool: PgPool,
+): Promise<{ seq: number; erasedSeq: number; schema: string }> {
+  const { rows } = await pool.query<{ seq: string; erased_seq: string; schema: string }>(
+    "SELECT h.seq, s.erased_seq, current_schema() AS schema FROM log_head h, log_start s",
   );
-  return { seq: Number(rows[0].seq), erasedSeq: Number(rows[0].erased_seq) };
+  return {
+    seq: Number(rows[0].seq),
+    erasedSeq: Number(rows[0].erased_seq),
+    schema: rows[0].schema,
+  };
+}
+
+/** What a HeadWatch tells, and whose commits it need not tell. */
+export interface HeadListener {
+  /** The committed head and erasure horizon, each time either may have moved. */
+  onHead(seq: number, erasedSeq: number): void;
+  /** A commit of this log, as its notification tells it (its events, or its head). */
+  onNotice(notice: Notice): void;
+  /** The connection whose commits the caller knows already (its writer). */
+  ownProcess(): number | null | undefined;
 }
 
 /**
- * Calls onHead with the committed head and erasure horizon each time either may have moved (an
- * erasure notifies the same channel as a commit); stop() ends it.
+ * Tells a listener of each commit of this log by another connection: from the notification when
+ * it says which log it is about, else (an erasure, a commit of an older server) by reading the
+ * head and erasure horizon; stop() ends it.
  */
 export class HeadWatch {
   #url: string;
   #pool: PgPool;
-  #onHead: (seq: number, erasedSeq: number) => void;
+  #subscriber: HeadListener;
   #pollMs: number;
+  /** This log's schema (notifications name theirs). */
+  #schema: string | undefined;
   #listener: PgClient | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   #stopped = false;
@@ -34,17 +54,18 @@ export class HeadWatch {
   constructor(
     url: string,
     pool: PgPool,
-    onHead: (seq: number, erasedSeq: number) => void,
+    listener: HeadListener,
     pollMs = 500,
   ) {
     this.#url = url;
     this.#pool = pool;
-    this.#onHead = onHead;
+    this.#subscriber = listener;
     this.#pollMs = pollMs;
   }
 
-  /** Starts listening and polling. */
-  start(): void {
+  /** Starts listening and polling, for the log in `schema` (as readHead read it). */
+  start(schema: string): void {
+    this.#schema = schema;
     void this.#listen(0);
     this.#timer = setInterval(() => this.check(), this.#pollMs);
   }
@@ -60,7 +81,7 @@ export class HeadWatch {
     readHead(this.#pool)
       .then((head) => {
         this.#setReachable(true);
-        this.#onHead(head.seq, head.erasedSeq);
+        this.#subscriber.onHead(head.seq, head.erasedSeq);
       })
       // The poll retries; writes report the outage.
       .catch((error) => this.#setReachable(false, error))
@@ -96,7 +117,12 @@ export class HeadWatch {
       };
       client.on("error", lost);
       client.on("end", lost);
-      client.on("notification", () => this.check());
+      client.on("notification", (message: { processId: number; payload?: string }) => {
+        if (message.processId === this.#subscriber.ownProcess()) return;
+        const notice = parseNotice(message.payload);
+        if (notice === undefined) this.check();
+        else if (notice.schema === this.#schema) this.#subscriber.onNotice(notice);
+      });
       await client.query(`LISTEN ${LOG_CHANNEL}`).catch((error) => {
         client.end().catch(() => {});
         throw error;

@@ -8,18 +8,35 @@ import pg from "pg";
 /** The part of a pg client the store uses. */
 export interface PgClient {
   query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+  /** A named statement: parsed once per connection, then only bound and run. */
+  query<R = Record<string, unknown>>(prepared: Prepared): Promise<{ rows: R[] }>;
   release?(destroy?: boolean | Error): void;
   end(): Promise<void>;
   on(event: string, listener: (arg: never) => void): void;
 }
 
+/** A statement node-postgres prepares under its name on each connection, on first use. */
+export interface Prepared {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
 /** The part of a pg pool the store uses. */
 export interface PgPool {
   query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
-  connect(): Promise<PgClient & { release(destroy?: boolean | Error): void }>;
+  connect(): Promise<PooledClient>;
+  /** Callers waiting for a connection. */
+  readonly waitingCount: number;
   end(): Promise<void>;
   on(event: string, listener: (error: Error) => void): void;
 }
+
+/** A connection taken from a pool, with its server process's id. */
+export type PooledClient = PgClient & {
+  release(destroy?: boolean | Error): void;
+  processID: number | null;
+};
 
 /** Limits of every connection. */
 export interface ConnectionLimits {

@@ -31,6 +31,7 @@ export async function openPostgresBackend(
     events,
     webhooks,
     shared: events,
+    metrics: () => events.commitStats.render(),
     maintain: (source, hooks) =>
       new PostgresMaintenance(events, source, {
         snapshotEvery: options.snapshotEvery,

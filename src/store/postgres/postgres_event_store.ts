@@ -7,14 +7,10 @@ import type {
 } from "../event_store.ts";
 import type { CustomerEvent } from "../../domain/events.ts";
 import { CommitWaiters } from "../commit_waiters.ts";
-import {
-  LogTruncatedError,
-  StoreClosedError,
-  StoreError,
-  StoreUnavailableError,
-} from "../store_errors.ts";
-import { commitGroup } from "./append_group.ts";
-import type { QueuedAppend } from "./queued_append.ts";
+import { LogTruncatedError, StoreClosedError, StoreUnavailableError } from "../store_errors.ts";
+import type { CommitStats } from "./commit_stats.ts";
+import { GroupCommitter } from "./group_committer.ts";
+import { NotifiedTail } from "./notified_tail.ts";
 import { HeadWatch, readHead } from "./head_watch.ts";
 import { createPool, type PgPool } from "./pg_connection.ts";
 import { migrate } from "./schema.ts";
@@ -58,7 +54,7 @@ function replayed(row: EventRow): ReplayedEvent {
 
 /** Settings of a PostgreSQL store. */
 export interface PostgresStoreOptions {
-  /** Most connections of the pool (default 4). */
+  /** Most connections of the pool (default 4: the writer's and three for everything else). */
   maxConnections?: number;
   /** Called with errors of idle connections (the pool replaces them). */
   warn?: (message: string, fields: Record<string, unknown>) => void;
@@ -75,15 +71,24 @@ export class PostgresEventStore implements EventStore {
   #waiters = new CommitWaiters();
   #lastSeq = 0;
   #erasedSeq = 0;
-  #queue: (QueuedAppend & { done: () => void })[] = [];
-  #flushing: Promise<void> | undefined;
+  #committer: GroupCommitter;
+  #tail = new NotifiedTail();
   #closed = false;
 
   private constructor(url: string, pool: PgPool) {
     this.#pool = pool;
-    this.#watch = new HeadWatch(url, pool, (seq, erasedSeq) => {
-      this.#advance(seq);
-      this.noteErased(erasedSeq);
+    this.#committer = new GroupCommitter(pool, (seq) => this.#advance(seq), this.#tail);
+    this.#watch = new HeadWatch(url, pool, {
+      onHead: (seq, erasedSeq) => {
+        this.#advance(seq);
+        this.noteErased(erasedSeq);
+      },
+      onNotice: (notice) => {
+        if ("head" in notice) return this.#advance(notice.head);
+        this.#tail.add(notice.first, notice.events);
+        this.#advance(notice.first + notice.events.length);
+      },
+      ownProcess: () => this.#committer.writerProcess,
     });
   }
 
@@ -101,7 +106,7 @@ export class PostgresEventStore implements EventStore {
       const head = await readHead(pool);
       store.#lastSeq = head.seq;
       store.#erasedSeq = head.erasedSeq;
-      store.#watch.start();
+      store.#watch.start(head.schema);
       return store;
     } catch (error) {
       await pool.end().catch(() => {});
@@ -143,41 +148,13 @@ export class PostgresEventStore implements EventStore {
   /** Queues the batch for the next group commit. */
   append(events: readonly NewEvent[], options?: AppendOptions): Promise<StoredEvent[]> {
     if (this.#closed) return Promise.reject(new StoreClosedError());
-    return new Promise((resolve, reject) => {
-      const item: QueuedAppend & { done: () => void } = {
-        events,
-        options,
-        done: () => item.stored ? resolve(item.stored) : reject(item.error),
-      };
-      this.#queue.push(item);
-      this.#flushing ??= this.#flush();
-    });
-  }
-
-  async #flush(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const group = this.#queue.splice(0);
-      try {
-        const client = await this.#pool.connect();
-        try {
-          this.#advance(await commitGroup(client, group));
-          client.release();
-        } catch (error) {
-          client.release(true);
-          throw error;
-        }
-      } catch (error) {
-        const failure = error instanceof StoreError ? error : new StoreUnavailableError(error);
-        for (const item of group) item.error = failure;
-      }
-      for (const item of group) item.done();
-    }
-    // Cleared in the same turn as the empty check, so an append made after sees no flush running.
-    this.#flushing = undefined;
+    return this.#committer.append(events, options);
   }
 
   /** Up to `limit` committed events after `afterSeq`, none past lastSeq at the call. */
   async readFrom(afterSeq: number, limit: number): Promise<ReplayedEvent[]> {
+    const notified = this.#tail.read(afterSeq, limit, this.#lastSeq, this.#erasedSeq);
+    if (notified !== undefined) return notified;
     type Row = Omit<EventRow, "seq"> & {
       seq: string | null;
       first_seq: string;
@@ -226,11 +203,16 @@ export class PostgresEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#flushing;
+    await this.#committer.close();
     await this.#watch.stop();
     await this.#pool.end().catch(() => {});
     // Last, with no await after it: a caller awaiting close() handles these rejections in time.
     this.#waiters.rejectAll(new StoreClosedError());
+  }
+
+  /** Where this replica's group commits spend their time. */
+  get commitStats(): CommitStats {
+    return this.#committer.stats;
   }
 
   /** The pool, for maintenance in this backend. */

@@ -11,10 +11,11 @@ export interface QueuedAppend {
 }
 
 /**
- * The channel NOTIFY wakes followers on. They read log_head rather than trust a payload: channels
- * are per database, not per schema, so a notification may come from another schema's log.
+ * The channel NOTIFY wakes followers on. Channels are per database, not per schema: a group
+ * commit's payload names its schema (notified_tail.ts); on any other notification (an erasure, the
+ * savepoint path) followers read log_head.
  */
-// append_function.ts (the server-side append) notifies the same channel, spelled out there.
+// The server-side appends (append_function*.ts) notify the same channel, spelled out there.
 export const LOG_CHANNEL = "customer_api_log";
 
 /** Inserts a batch of events from ten parallel arrays, one per column. */

@@ -4,6 +4,7 @@
  */
 import type { PgPool } from "./pg_connection.ts";
 import { APPEND_FUNCTION } from "./append_function.ts";
+import { APPEND_FUNCTION_CHECKED } from "./append_function_checked.ts";
 
 /** The advisory lock key taken around migrations (any fixed number; "cust" in ASCII). */
 const MIGRATION_LOCK = 0x63757374;
@@ -108,6 +109,8 @@ const MIGRATIONS: readonly string[] = [
   -- with the head and then forgets those events from memory (EventStore.erasedSeq).
   ALTER TABLE log_start ADD COLUMN erased_seq bigint NOT NULL DEFAULT 0;
   `,
+  // Groups that no check could refuse are checked set-wise and written at once.
+  APPEND_FUNCTION_CHECKED,
 ];
 
 /** The schema version this code needs. */

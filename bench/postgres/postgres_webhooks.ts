@@ -1,0 +1,76 @@
+/**
+ * The webhook pair of the PostgreSQL benchmark, on one replica with 10 endpoints on a loopback
+ * receiver: closed-loop creates with no endpoint and with 10 (in alternating order), the burst's
+ * own deliveries timed from commit to arrival as they happen, and creates paced at a rate the
+ * endpoints can take, whose deliveries are timed the same way.
+ */
+import { paced, register, unregister, withReceiver } from "../webhooks/webhook_load.ts";
+import type { WrkResult } from "../support/wrk.ts";
+
+/** One round's figures. */
+export interface WebhookRound {
+  off: number;
+  on: number;
+  /** Commit-to-arrival latencies (ms) of the deliveries of the "on" burst's events. */
+  burst: number[];
+  /** Those of the paced run. */
+  paced: number[];
+  /** Every endpoint got every event of the paced run. */
+  complete: boolean;
+}
+
+/** What one round needs: a replica's URL, a token and a closed-loop burst of creates. */
+export interface WebhookTarget {
+  url: string;
+  token: string;
+  endpoints: number;
+  rate: number;
+  seconds: number;
+  burst: () => Promise<WrkResult>;
+}
+
+/** One round: off and on in the order given, then the paced run; deliveries drained after each. */
+export async function webhookRound(
+  target: WebhookTarget,
+  round: number,
+  offFirst: boolean,
+): Promise<WebhookRound> {
+  const { url, token, endpoints, rate, seconds } = target;
+  let off = 0, on = 0, complete = false;
+  const report = await withReceiver(async (port) => {
+    const withEndpoints = async () => {
+      const ids = await register(url, token, endpoints, port, `b${round}-`);
+      on = (await target.burst()).rps;
+      await settle(url);
+      await unregister(url, token, ids);
+    };
+    if (offFirst) off = (await target.burst()).rps, await withEndpoints();
+    else await withEndpoints(), off = (await target.burst()).rps;
+    const ids = await register(url, token, endpoints, port, `p${round}-`);
+    await paced(url, token, rate, seconds);
+    await settle(url);
+    await unregister(url, token, ids);
+  });
+  const paths = Object.entries(report.paths).filter(([path]) => path.startsWith(`/p${round}-`));
+  complete = paths.length === endpoints &&
+    paths.every(([, p]) => p.distinct === rate * seconds && p.outOfOrder === 0);
+  return {
+    off,
+    on,
+    burst: report.latencies[`/b${round}`] ?? [],
+    paced: report.latencies[`/p${round}`] ?? [],
+    complete,
+  };
+}
+
+/** Waits until no endpoint has a backlog (at most a minute). */
+async function settle(url: string): Promise<void> {
+  const until = performance.now() + 60_000;
+  while (performance.now() < until) {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const backlogs = [...text.matchAll(/^webhook_backlog_events\{[^}]*\} ([0-9]+)$/gm)];
+    if (backlogs.every((match) => match[1] === "0")) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("postgres: the webhook backlog did not drain within a minute");
+}

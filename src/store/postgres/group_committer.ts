@@ -1,0 +1,121 @@
+/**
+ * The queue of one replica's appends: those queued while a group commits form the next group,
+ * committed in one transaction (append_group.ts) on a connection held from group to group while
+ * appends keep coming and nothing else waits for one.
+ */
+import type { AppendOptions, NewEvent, StoredEvent } from "../event_store.ts";
+import { StoreError, StoreUnavailableError } from "../store_errors.ts";
+import { commitGroup } from "./append_group.ts";
+import { CommitStats } from "./commit_stats.ts";
+import type { PgPool, PooledClient } from "./pg_connection.ts";
+import type { NotifiedTail } from "./notified_tail.ts";
+import type { QueuedAppend } from "./queued_append.ts";
+
+type Item = QueuedAppend & { done: () => void };
+
+/** A group's outcome: its items' stored or error filled in, and the head after it if it committed. */
+interface Committed {
+  group: Item[];
+  head: number | undefined;
+}
+
+/**
+ * Commits queued appends group by group; puts the events committed in the tail and tells onHead
+ * each head its commits reach.
+ */
+export class GroupCommitter {
+  #pool: PgPool;
+  #onHead: (seq: number) => void;
+  #tail: NotifiedTail;
+  #queue: Item[] = [];
+  #flushing: Promise<void> | undefined;
+  /** The connection group commits go through while appends keep coming. */
+  #writer: PooledClient | undefined;
+  readonly stats = new CommitStats();
+
+  constructor(pool: PgPool, onHead: (seq: number) => void, tail: NotifiedTail) {
+    this.#pool = pool;
+    this.#onHead = onHead;
+    this.#tail = tail;
+  }
+
+  /** The server process of the writer connection, while there is one. */
+  get writerProcess(): number | null | undefined {
+    return this.#writer?.processID;
+  }
+
+  /** Queues the batch for the next group commit. */
+  append(events: readonly NewEvent[], options?: AppendOptions): Promise<StoredEvent[]> {
+    return new Promise((resolve, reject) => {
+      const item: Item = {
+        events,
+        options,
+        done: () => item.stored ? resolve(item.stored) : reject(item.error),
+      };
+      this.#queue.push(item);
+      this.#flushing ??= this.#flush();
+    });
+  }
+
+  /** Waits for the queued appends (the writer connection goes back to the pool after them). */
+  async close(): Promise<void> {
+    await this.#flushing;
+  }
+
+  /**
+   * Commits the queue group by group. A group's outcomes are told once the next group is on its
+   * way, so that the database commits while the service answers; and before the head moves, so
+   * that the appenders apply their own events before the log follower looks for new ones.
+   */
+  async #flush(): Promise<void> {
+    let committed: Committed | undefined;
+    while (this.#queue.length > 0) {
+      const next = this.#commit(this.#queue.splice(0));
+      if (committed !== undefined) this.#tell(committed);
+      committed = await next;
+    }
+    if (committed !== undefined) this.#tell(committed);
+    this.#yieldWriter();
+    // Cleared in the same turn as the empty check, so an append made after sees no flush running.
+    this.#flushing = undefined;
+  }
+
+  /** Gives the writer connection back to the pool. */
+  #yieldWriter(): void {
+    this.#writer?.release();
+    this.#writer = undefined;
+  }
+
+  /** Commits one group on the writer connection (sent at once while it is connected). */
+  async #commit(group: Item[]): Promise<Committed> {
+    // Held from group to group while nothing else waits for a connection of the pool.
+    if (this.#pool.waitingCount > 0) this.#yieldWriter();
+    try {
+      const asked = performance.now();
+      const writer = this.#writer ?? (this.#writer = await this.#pool.connect());
+      const sent = performance.now();
+      this.stats.poolWaitSeconds += (sent - asked) / 1000;
+      try {
+        const head = await commitGroup(writer, group, this.stats);
+        this.stats.commitSeconds += (performance.now() - sent) / 1000;
+        return { group, head };
+      } catch (error) {
+        if (this.#writer === writer) this.#writer = undefined;
+        writer.release(true);
+        throw error;
+      }
+    } catch (error) {
+      const failure = error instanceof StoreError ? error : new StoreUnavailableError(error);
+      for (const item of group) item.error = failure;
+      return { group, head: undefined };
+    }
+  }
+
+  #tell({ group, head }: Committed): void {
+    for (const item of group) {
+      if (item.stored !== undefined) this.#tail.addOwn(item.events, item.stored);
+      item.done();
+    }
+    if (head !== undefined) this.#onHead(head);
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * The newest events of the log: other replicas' as their commit notifications carried them
+ * (append_function_checked.ts), and this replica's own, so that following the log and reading
+ * its newest events read nothing from the database.
+ */
+import type { NewEvent, ReplayedEvent } from "../event_store.ts";
+
+/** How many events the tail keeps (a follower further behind reads the database). */
+const KEPT = 4096;
+
+/**
+ * One event as a notification carries it: type, customer id, version, time, actor, request id,
+ * idempotency key, request hash, data's text.
+ */
+type NotifiedEvent = [
+  ReplayedEvent["type"],
+  string,
+  number,
+  string,
+  string,
+  string,
+  string | null,
+  string | null,
+  string | null,
+];
+
+/** What a commit notification says, once parsed. */
+export type Notice =
+  | { schema: string; first: number; events: NotifiedEvent[] }
+  | { schema: string; head: number };
+
+/**
+ * The events of a group as the notification carries them, or null when they would not fit in
+ * one (a notification holds under 8000 bytes): the commit then notifies only the head.
+ */
+export function noticeEvents(events: NewEvent[]): string | null {
+  let bytes = 0;
+  const rows: NotifiedEvent[] = [];
+  for (const e of events) {
+    const data = e.data === null ? null : e.dataJson ?? JSON.stringify(e.data);
+    bytes += 120 + (data?.length ?? 0) + e.actor.length + e.request_id.length;
+    if (bytes > 7000) return null;
+    rows.push([
+      e.type,
+      e.id,
+      e.version,
+      e.time,
+      e.actor,
+      e.request_id,
+      e.idempotency_key ?? null,
+      e.request_hash ?? null,
+      data,
+    ]);
+  }
+  const text = JSON.stringify(rows);
+  // The database counts bytes, and notifies the head alone should multi-byte text not fit.
+  return text.length < 7700 ? text : null;
+}
+
+/** Parses a notification's payload; undefined for one that is not a commit's notice. */
+export function parseNotice(payload: string | undefined): Notice | undefined {
+  if (payload === undefined || !payload.startsWith("{")) return undefined;
+  try {
+    return JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The newest events by seq, from other replicas' notifications and this replica's own commits:
+ * groups may arrive out of seq order (a notification before the answer to an earlier commit).
+ */
+export class NotifiedTail {
+  #events = new Map<number, ReplayedEvent>();
+  #newest = 0;
+
+  /** Adds a group's events, from seq `first + 1`, as a notification carries them. */
+  add(first: number, events: NotifiedEvent[]): void {
+    events.forEach(([type, id, version, time, actor, request_id, key, hash, data], i) => {
+      const event = {
+        type,
+        id,
+        version,
+        time,
+        actor,
+        request_id,
+        seq: first + 1 + i,
+        dataJson: data,
+      } as ReplayedEvent;
+      if (key !== null) event.idempotency_key = key;
+      if (hash !== null) event.request_hash = hash;
+      this.#put(event);
+    });
+  }
+
+  /** Adds events this replica committed. */
+  addOwn(events: readonly NewEvent[], stored: readonly { seq: number }[]): void {
+    events.forEach((e, i) => {
+      const event = {
+        type: e.type,
+        id: e.id,
+        version: e.version,
+        time: e.time,
+        actor: e.actor,
+        request_id: e.request_id,
+        seq: stored[i].seq,
+        dataJson: e.data === null ? null : e.dataJson ?? JSON.stringify(e.data),
+      } as ReplayedEvent;
+      if (e.idempotency_key !== undefined) event.idempotency_key = e.idempotency_key;
+      if (e.request_hash !== undefined) event.request_hash = e.request_hash;
+      this.#put(event);
+    });
+  }
+
+  #put(event: ReplayedEvent): void {
+    this.#events.set(event.seq, event);
+    if (event.seq > this.#newest) this.#newest = event.seq;
+    if (this.#events.size <= 2 * KEPT) return;
+    // Oldest first: a Map iterates in insertion order, close enough to seq order to trim by.
+    for (const seq of this.#events.keys()) {
+      if (this.#events.size <= KEPT) break;
+      this.#events.delete(seq);
+    }
+  }
+
+  /**
+   * The events after `afterSeq` up to `limit` of them and none past `lastSeq`, when the tail
+   * holds every one of them and none can have been erased (all after the erasure horizon: a
+   * customer erased was deleted at or before it, and has no event after its delete); else
+   * undefined.
+   */
+  read(
+    afterSeq: number,
+    limit: number,
+    lastSeq: number,
+    erasedSeq: number,
+  ): ReplayedEvent[] | undefined {
+    const upTo = Math.min(lastSeq, afterSeq + limit);
+    if (upTo <= afterSeq || afterSeq < erasedSeq || upTo > this.#newest) return undefined;
+    const page: ReplayedEvent[] = [];
+    for (let seq = afterSeq + 1; seq <= upTo; seq++) {
+      const event = this.#events.get(seq);
+      if (event === undefined) return undefined;
+      page.push(event);
+    }
+    return page;
+  }
+}

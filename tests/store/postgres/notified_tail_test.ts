@@ -1,0 +1,91 @@
+/**
+ * A replica follows another's group commits from their notifications: it serves the events they
+ * carry without reading the database, exactly as the database holds them, and never an event a
+ * later erasure removed.
+ */
+import assert from "node:assert/strict";
+import { PostgresEventStore } from "../../../src/store/postgres/postgres_event_store.ts";
+import { createPool } from "../../../src/store/postgres/pg_connection.ts";
+import { eraseDeleted } from "../../../src/store/postgres/pg_retention.ts";
+import type { ReplayedEvent } from "../../../src/store/event_store.ts";
+import { createTestSchema } from "../../support/postgres.ts";
+import { created, deleted, ulid, updated } from "../../support/events.ts";
+
+async function caughtUp(store: PostgresEventStore, seq: number): Promise<void> {
+  while (store.lastSeq < seq) await store.waitForCommit(store.lastSeq);
+}
+
+Deno.test("a replica serves another's group commits from their notifications, and its own, as the database holds them, without reading it", async () => {
+  const schema = await createTestSchema();
+  const writer = await PostgresEventStore.open(schema.url);
+  const follower = await PostgresEventStore.open(schema.url);
+  const locker = createPool(schema.url, 1, () => {});
+  try {
+    // Once the follower has seen a commit, it listens (it reads the head after it starts to).
+    await writer.append([created(9)]);
+    await caughtUp(follower, writer.lastSeq);
+    const before = writer.lastSeq;
+    await Promise.all([
+      writer.append([created(1)], { expected: { [ulid(1)]: 0 } }),
+      writer.append([{ ...created(2), idempotency_key: "k-2", request_hash: "h-2" }]),
+      writer.append([created(3), updated(3, 2)]),
+    ]);
+    await writer.append([deleted(1, 2)]);
+    await caughtUp(follower, writer.lastSeq);
+    const reader = await PostgresEventStore.open(schema.url);
+    const fromDatabase = await reader.readFrom(before, 100);
+    await reader.close();
+    // With the events table locked, a read from the database would wait out its timeout.
+    const client = await locker.connect();
+    await client.query("BEGIN; LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const notified = await Promise.race([
+      Promise.all([follower.readFrom(before, 100), writer.readFrom(before, 100)]),
+      new Promise<"waited">((resolve) => timer = setTimeout(() => resolve("waited"), 1000)),
+    ]);
+    clearTimeout(timer);
+    await client.query("ROLLBACK");
+    client.release();
+    assert.notEqual(notified, "waited", "the read waited for the locked table");
+    assert.deepEqual(notified, [fromDatabase, fromDatabase]);
+    assert.equal(fromDatabase.length, 5);
+  } finally {
+    await writer.close();
+    await follower.close();
+    await locker.end();
+    await schema.drop();
+  }
+});
+
+Deno.test("a replica serves no notified event of a customer erased since", async () => {
+  const schema = await createTestSchema();
+  const writer = await PostgresEventStore.open(schema.url);
+  const follower = await PostgresEventStore.open(schema.url);
+  try {
+    await writer.append([created(9)]);
+    await caughtUp(follower, writer.lastSeq);
+    const before = writer.lastSeq;
+    await writer.append([created(1)]);
+    await writer.append([updated(1, 2)]);
+    await writer.append([created(2)]);
+    await writer.append([deleted(1, 3)]);
+    await caughtUp(follower, writer.lastSeq);
+    assert.equal((await follower.readFrom(before, 100)).length, 4);
+    await eraseDeleted(writer.pool, 0, writer.lastSeq);
+    while (follower.erasedSeq < writer.lastSeq) follower.refreshHead(), await tick();
+    const after: ReplayedEvent[] = await follower.readFrom(before, 100);
+    // Erasure leaves the delete itself; the create and update before it are gone.
+    assert.deepEqual(after.map((e) => [e.type, e.id]), [
+      ["customer.created", ulid(2)],
+      ["customer.deleted", ulid(1)],
+    ]);
+  } finally {
+    await writer.close();
+    await follower.close();
+    await schema.drop();
+  }
+});
+
+function tick(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 20));
+}
