@@ -51,9 +51,10 @@ export async function until(
   what: string,
   predicate: string,
   timeout = 5000,
+  polling: "mutation" | number = "mutation",
 ): Promise<void> {
   try {
-    await page.waitForFunction(predicate, { timeout, polling: "mutation" });
+    await page.waitForFunction(predicate, { timeout, polling });
   } catch {
     const text = await page.evaluate("document.body.innerText").catch(() => "");
     throw new Error(`${what}: not within ${timeout} ms. The page says:\n${text}`);
