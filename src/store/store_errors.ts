@@ -22,6 +22,16 @@ export class StoreUnavailableError extends StoreError {
   }
 }
 
+/** The connection broke while a commit was under way: the change may or may not have been made. */
+export class CommitOutcomeUnknownError extends StoreUnavailableError {
+  constructor(cause: unknown) {
+    super(cause);
+    this.message = "The database connection broke during the commit, so the change may have been " +
+      "made; read it back before sending it again";
+    this.name = "CommitOutcomeUnknownError";
+  }
+}
+
 /** Another process holds the data directory's lock. */
 export class StoreLockedError extends StoreError {
   readonly holder: string;

@@ -4,7 +4,7 @@
  * appends keep coming and nothing else waits for one.
  */
 import type { AppendOptions, NewEvent, StoredEvent } from "../event_store.ts";
-import { StoreError, StoreUnavailableError } from "../store_errors.ts";
+import { CommitOutcomeUnknownError, StoreError, StoreUnavailableError } from "../store_errors.ts";
 import { commitGroup } from "./append_group.ts";
 import { CommitStats } from "./commit_stats.ts";
 import type { PgPool, PooledClient } from "./pg_connection.ts";
@@ -102,7 +102,10 @@ export class GroupCommitter {
       } catch (error) {
         if (this.#writer === writer) this.#writer = undefined;
         writer.release(true);
-        throw error;
+        // The database answered (an SQLSTATE): the statement rolled back. Otherwise the commit
+        // may have happened with its answer lost, and the client must not be told otherwise.
+        const answered = error instanceof StoreError || (error as { code?: unknown }).code;
+        throw answered ? error : new CommitOutcomeUnknownError(error);
       }
     } catch (error) {
       const failure = error instanceof StoreError ? error : new StoreUnavailableError(error);
