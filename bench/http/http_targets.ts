@@ -163,7 +163,7 @@ export async function installJsonServer(): Promise<{ bin?: string; reason?: stri
   console.log(`http: installing ${JSON_SERVER} into ${JSON_SERVER_DIR} …`);
   try {
     const { success, stderr } = await new Deno.Command("npm", {
-      args: ["install", "--no-audit", "--no-fund", "--no-save", "--prefix", "..", JSON_SERVER],
+      args: ["install", "--no-audit", "--no-fund", "--no-save", "--prefix", ".", JSON_SERVER],
       cwd: JSON_SERVER_DIR,
       stdout: "null",
       stderr: "piped",

@@ -42,5 +42,9 @@ const lines = [
 const text = lines.join("\n") + "\n";
 console.log(text);
 await Deno.mkdir(new URL("../../bench/results/", import.meta.url), { recursive: true });
-await Deno.writeTextFile(new URL(`../../bench/results/history-${store}.md`, import.meta.url), text);
+const resultFile = new URL(`../../bench/results/history-${store}.md`, import.meta.url);
+await Deno.writeTextFile(resultFile, text);
+// Laid out as deno fmt writes Markdown, so the checkout stays formatted.
+await new Deno.Command(Deno.execPath(), { args: ["fmt", resultFile.pathname], stderr: "null" })
+  .output();
 Deno.exit(result.anomalies.length === 0 ? 0 : 1);
