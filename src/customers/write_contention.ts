@@ -1,6 +1,6 @@
 import { EmailInUseError, ExpectedVersionConflictError } from "../store/store_errors.ts";
 
-/** How long a write may keep losing races to other replicas before it gives up (503). */
+/** How long a write may keep losing races to other replicas before it gives up. */
 export const WRITE_DEADLINE_MS = 5_000;
 
 /** A write kept losing to other replicas' writes until its deadline; nothing was changed. */
