@@ -1,5 +1,7 @@
 import { io } from "../../lib/io_error.ts";
-import { LOG_DIR, SEGMENT_NAME } from "./data_dir_layout.ts";
+import { syncDirectory, writeAll } from "../../lib/fs_util.ts";
+import { LOG_DIR, SEGMENT_NAME, segmentName } from "./data_dir_layout.ts";
+import { encodeSegmentHeader } from "./segment_header.ts";
 
 /** One file of the log: events from `first` on, until the next segment's first. */
 export interface Segment {
@@ -47,4 +49,20 @@ async function allSegments(dataDir: string): Promise<Segment[]> {
 /** The segments with each original that has a compacted copy left out. */
 function withoutShadowed(segments: Segment[]): Segment[] {
   return segments.filter((segment, i) => i === 0 || segments[i - 1].first !== segment.first);
+}
+
+/** A new, synced segment whose first event will be `first`, holding only its header. */
+export async function createSegment(logDir: string, first: number, unsyncedMaxBytes: number) {
+  const path = `${logDir}/${segmentName(first)}`;
+  const header = encodeSegmentHeader(unsyncedMaxBytes);
+  const file = await io(
+    "opening",
+    path,
+    () => Deno.open(path, { read: true, write: true, createNew: true }),
+  );
+  await io("writing", path, () => writeAll(file, header));
+  // Not the store's injected sync: that one is the group commit's, which tests count and gate.
+  await io("syncing", path, () => file.syncData());
+  await syncDirectory(logDir);
+  return { file, path, headerLength: header.length };
 }
