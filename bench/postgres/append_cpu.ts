@@ -5,10 +5,11 @@
  * groups of about half the writers commit while the next fills; the PostgreSQL backends' CPU
  * (from /proc/<pid>/stat) and this process's are divided by the creates.
  *
- * deno run -A bench/postgres/append_cpu.ts [--root=DIR] [--writers=50] [--creates=20000]
+ * deno run -A bench/postgres/append_cpu.ts [--root=DIR,DIR] [--writers=50] [--creates=20000]
  *   [--prefill=50000] [--keys] [--rounds=3]
  *
- * `--root` measures another checkout's store (e.g. the main branch) with the same load.
+ * `--root` measures other checkouts' stores (e.g. the main branch's and this one's), each on a
+ * schema of its own, in alternating rounds; medians of the rounds.
  */
 import process from "node:process";
 import { parseArgs } from "node:util";
@@ -30,7 +31,8 @@ const { values: args } = parseArgs({
 });
 const base = args.url ?? Deno.env.get("BENCH_DATABASE_URL") ??
   "postgres://postgres@127.0.0.1:5432/test";
-const root = args.root ?? new URL("../..", import.meta.url).pathname;
+const roots = (args.root ?? decodeURIComponent(new URL("../..", import.meta.url).pathname))
+  .split(",").map((root) => root.replace(/\/$/, ""));
 const writers = Number(args.writers ?? 50);
 const creates = Number(args.creates ?? 20_000);
 const prefill = Number(args.prefill ?? 50_000);
@@ -39,7 +41,6 @@ const rounds = Number(args.rounds ?? 3);
 type Store = EventStore & {
   commitStats: { groups: number; events: number; roundTrips: number };
 };
-const { PostgresEventStore } = await import(`${root}/src/store/postgres/postgres_event_store.ts`);
 
 let n = 0;
 /** A create as the service makes it for bench/support/workload.lua's POST body. */
@@ -93,18 +94,35 @@ async function load(store: Store, count: number, tag: string): Promise<void> {
   }));
 }
 
-const schema = `append_cpu_${Date.now()}`;
+/** One root's store on a schema of its own, and what its rounds measured. */
+interface Measured {
+  root: string;
+  schema: string;
+  store: Store;
+  backend: number[];
+  client: number[];
+  perGroup: number[];
+}
+
 const admin = createPool(base, 1, () => {});
-await admin.query(`CREATE SCHEMA ${schema}`);
-const url = new URL(base);
-url.searchParams.set("options", `-c search_path=${schema}`);
-url.searchParams.set("application_name", schema);
+const measured: Measured[] = [];
 try {
-  const store: Store = await PostgresEventStore.open(url.toString());
-  await store.replay(() => {});
-  await load(store, prefill, "P");
-  await load(store, 2000, "W");
-  const backends = async () => {
+  for (const [i, dir] of roots.entries()) {
+    const { PostgresEventStore } = await import(
+      `${dir}/src/store/postgres/postgres_event_store.ts`
+    );
+    const schema = `append_cpu_${Date.now()}_${i}`;
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const url = new URL(base);
+    url.searchParams.set("options", `-c search_path=${schema}`);
+    url.searchParams.set("application_name", schema);
+    const store: Store = await PostgresEventStore.open(url.toString());
+    measured.push({ root: dir, schema, store, backend: [], client: [], perGroup: [] });
+    await store.replay(() => {});
+    await load(store, prefill, `P${i}`);
+    await load(store, 2000, `W${i}`);
+  }
+  const backends = async (schema: string) => {
     const { rows } = await admin.query<{ pid: number }>(
       "SELECT pid FROM pg_stat_activity WHERE application_name = $1",
       [schema],
@@ -118,26 +136,38 @@ try {
     return (user + system) / 1e6;
   };
   for (let r = 0; r < rounds; r++) {
-    const stats = { ...store.commitStats };
-    const before = { backend: await backends(), own: own(), at: performance.now() };
-    await load(store, creates, `R${r}`);
-    const after = { backend: await backends(), own: own(), at: performance.now() };
-    const groups = store.commitStats.groups - stats.groups;
-    const events = store.commitStats.events - stats.events;
-    const us = (seconds: number) => Math.round((seconds / creates) * 1e6);
+    // Alternating order, so that neither root always runs first in a round.
+    for (const m of r % 2 === 0 ? measured : [...measured].reverse()) {
+      const stats = { ...m.store.commitStats };
+      const before = { backend: await backends(m.schema), own: own() };
+      await load(m.store, creates, `R${r}`);
+      const after = { backend: await backends(m.schema), own: own() };
+      m.backend.push((after.backend - before.backend) / creates);
+      m.client.push((after.own - before.own) / creates);
+      m.perGroup.push(
+        (m.store.commitStats.events - stats.events) / (m.store.commitStats.groups - stats.groups),
+      );
+    }
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
+  const us = (values: number[]) => Math.round(median(values) * 1e6);
+  for (const m of measured) {
     console.log(JSON.stringify({
-      root,
-      keys: args.keys,
-      creates,
-      backend_us_per_create: us(after.backend - before.backend),
-      client_us_per_create: us(after.own - before.own),
-      events_per_group: Math.round((events / groups) * 10) / 10,
-      round_trips_per_group: (store.commitStats.roundTrips - stats.roundTrips) / groups,
-      creates_per_s: Math.round(creates / ((after.at - before.at) / 1000)),
+      root: m.root,
+      keys: args.keys ?? false,
+      rounds,
+      creates_per_round: creates,
+      backend_us_per_create: us(m.backend),
+      client_us_per_create: us(m.client),
+      backend_rounds: m.backend.map((v) => Math.round(v * 1e6)),
+      client_rounds: m.client.map((v) => Math.round(v * 1e6)),
+      events_per_group: Math.round(median(m.perGroup) * 10) / 10,
     }));
   }
-  await store.close();
 } finally {
-  await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+  for (const m of measured) {
+    await m.store.close();
+    await admin.query(`DROP SCHEMA ${m.schema} CASCADE`);
+  }
   await admin.end();
 }
