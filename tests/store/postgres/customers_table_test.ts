@@ -157,3 +157,41 @@ Deno.test("a clean group is written at once: a customer's last event decides its
     await schema.drop();
   }
 });
+
+Deno.test("two appends of one customer in one group, each one event expecting the same version: one is written, the other refused", async () => {
+  const schema = await createTestSchema();
+  const store = await PostgresEventStore.open(schema.url);
+  try {
+    await store.replay(() => {});
+    await store.append([created(1)], expectNew(1));
+    await store.append([created(2)], expectNew(2));
+    const [, ...results] = await Promise.allSettled([
+      store.append([created(9)], expectNew(9)),
+      store.append([updated(1, 2)], { expected: { [ulid(1)]: 1 } }),
+      store.append([updated(1, 2)], { expected: { [ulid(1)]: 1 } }),
+      store.append([created(3)], expectNew(3)),
+      store.append([created(3)], expectNew(3)),
+      store.append([deleted(2, 2)], { expected: { [ulid(2)]: 1 } }),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), [
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    for (const i of [1, 3]) {
+      assert.ok(
+        (results[i] as PromiseRejectedResult).reason instanceof ExpectedVersionConflictError,
+      );
+    }
+    assert.deepEqual((await store.readFrom(3, 10)).map((e) => [e.seq, e.id, e.version]), [
+      [4, ulid(1), 2],
+      [5, ulid(3), 1],
+      [6, ulid(2), 2],
+    ]);
+  } finally {
+    await store.close();
+    await schema.drop();
+  }
+});
