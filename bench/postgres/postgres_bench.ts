@@ -346,7 +346,7 @@ async function backendCpuRate(admin: PgPool, application: string, seconds: numbe
     return { sum: ticks / 100, at: performance.now() };
   };
   const first = await sample();
-  await new Promise((resolve) => setTimeout(resolve, (seconds - 1.5) * 1000));
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0.1, seconds - 1.5) * 1000));
   const last = await sample();
   return (last.sum - first.sum) / ((last.at - first.at) / 1000);
 }
