@@ -2,7 +2,7 @@
  * One group commit on PostgreSQL: the appends queued together share one transaction; one refused
  * append (expected version, email, idempotency key) leaves the others.
  */
-import type { StoredEvent } from "../event_store.ts";
+import { withSeq } from "../stored_event.ts";
 import {
   EmailInUseError,
   ExpectedVersionConflictError,
@@ -75,10 +75,7 @@ export async function commitGroup(
   let last = result.first;
   for (const item of group) {
     if (item.error !== undefined) continue;
-    item.stored = item.events.map(({ dataJson: _, ...event }) => ({
-      ...event,
-      seq: ++last,
-    })) as StoredEvent[];
+    item.stored = item.events.map((event) => withSeq(event, ++last));
   }
   stats.observe(group.length, last - result.first, 1, result.wait);
   return last;
