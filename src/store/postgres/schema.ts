@@ -8,6 +8,9 @@ import { APPEND_FUNCTION_CHECKED } from "./append_function_checked.ts";
 import { APPEND_FUNCTION_CONSTRAINED } from "./append_function_constrained.ts";
 import { CUSTOMERS_TABLE } from "./customers_table.ts";
 
+/** The most one migration may take, as the client waits for it. */
+const MIGRATION_TIMEOUT_MS = 30 * 60 * 1000;
+
 /** The advisory lock key taken around migrations (any fixed number; "cust" in ASCII). */
 const MIGRATION_LOCK = 0x63757374;
 
@@ -129,7 +132,15 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 export async function migrate(pool: PgPool, target = SCHEMA_VERSION): Promise<number> {
   const client = await pool.connect();
   try {
-    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    // Replicas starting together wait here while one migrates, however long that takes.
+    await client.query("SET statement_timeout = 0");
+    await client.query(
+      {
+        text: "SELECT pg_advisory_lock($1)",
+        values: [MIGRATION_LOCK],
+        query_timeout: MIGRATION_TIMEOUT_MS,
+      } as never,
+    );
     try {
       await client.query("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)");
       const { rows } = await client.query<{ version: number }>(
@@ -144,7 +155,9 @@ export async function migrate(pool: PgPool, target = SCHEMA_VERSION): Promise<nu
       for (let version = found; version < target; version++) {
         await client.query("BEGIN");
         try {
-          await client.query(MIGRATIONS[version]);
+          await client.query(
+            { text: MIGRATIONS[version], query_timeout: MIGRATION_TIMEOUT_MS } as never,
+          );
           await client.query("DELETE FROM schema_version");
           await client.query("INSERT INTO schema_version VALUES ($1)", [version + 1]);
           await client.query("COMMIT");
@@ -158,6 +171,8 @@ export async function migrate(pool: PgPool, target = SCHEMA_VERSION): Promise<nu
       await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]);
     }
   } finally {
+    // Back to the connection's own limit before the pool lends it again.
+    await client.query("RESET statement_timeout").catch(() => {});
     client.release();
   }
 }
