@@ -319,6 +319,13 @@ function printWebhooks(rounds: WebhookRound[], seconds: number): void {
       `p99 ${at(paced, 0.99)} ms over ${paced.length} deliveries (target ≤ 100 ms); ` +
       (rounds.every((r) => r.complete) ? "every event to every endpoint, in order" : "INCOMPLETE"),
   );
+  for (const [i, r] of rounds.entries()) {
+    if (!r.complete) {
+      console.log(
+        `      round ${i + 1} incomplete (of ${seconds * PACED_RATE} events each): ${r.missing}`,
+      );
+    }
+  }
 }
 
 /**
