@@ -26,7 +26,12 @@ import { runStartupBench } from "./startup/startup_bench.ts";
 import { runSoak } from "./http/soak.ts";
 import { runWebhookBench } from "./webhooks/webhook_bench.ts";
 import { FEED_PARTS, runFeedBench } from "./feed/feed_bench.ts";
-import { DATABASE_URL, runPostgresBench } from "./postgres/postgres_bench.ts";
+import {
+  DATABASE_URL,
+  POSTGRES_PARTS,
+  type PostgresPart,
+  runPostgresBench,
+} from "./postgres/postgres_bench.ts";
 import { runPostgresStartupBench } from "./postgres/postgres_startup_bench.ts";
 
 const USAGE = `deno task bench [options]
@@ -58,6 +63,11 @@ const USAGE = `deno task bench [options]
   --feed-before=DIR        also run the server of another checkout (before a change) in the same
                            rounds of the write throughput with idle streams and of the latency
   --feed-streams=N,N,...   the stream counts of its latency part (default 1,100,1000)
+  --postgres-parts=floors,one,three,webhooks  parts of the PostgreSQL benchmark besides pgbench
+                           (default all)
+  --postgres-rounds=N --postgres-seconds=S  its rounds (3) and seconds per run (8)
+  --postgres-before=DIR    also run the 1-replica creates of another checkout's service in the
+                           same rounds
   --soak [--soak-minutes=N]                 only the soak (default 15 minutes)
   --results=DIR            where each benchmark writes its result file (default bench/results/)
   --no-results             write no result file
@@ -90,6 +100,10 @@ const OPTIONS = {
   "feed-rounds": { type: "string" },
   "feed-before": { type: "string" },
   "feed-streams": { type: "string" },
+  "postgres-parts": { type: "string" },
+  "postgres-rounds": { type: "string" },
+  "postgres-seconds": { type: "string" },
+  "postgres-before": { type: "string" },
   soak: { type: "boolean", default: false },
   "soak-minutes": { type: "string" },
 } as const;
@@ -144,6 +158,12 @@ const feedParts = values["feed-parts"]?.split(",");
 for (const name of feedParts ?? []) {
   if (!FEED_PARTS.includes(name as FeedPart)) {
     throw new Error(`a feed part "${name}" must be one of ${FEED_PARTS}`);
+  }
+}
+const postgresParts = values["postgres-parts"]?.split(",");
+for (const name of postgresParts ?? []) {
+  if (!POSTGRES_PARTS.includes(name as PostgresPart)) {
+    throw new Error(`a postgres part "${name}" must be one of ${POSTGRES_PARTS}`);
   }
 }
 
@@ -235,7 +255,14 @@ const BENCHES: {
     title: "PostgreSQL: creates against pgbench and an HTTP floor, replica lag",
     byDefault: true,
     databaseUrl: DATABASE_URL,
-    run: () => runPostgresBench({ quick: values.quick }),
+    run: () =>
+      runPostgresBench({
+        quick: values.quick,
+        parts: postgresParts as PostgresPart[] | undefined,
+        rounds: number(values["postgres-rounds"]),
+        seconds: number(values["postgres-seconds"]),
+        beforeRoot: values["postgres-before"],
+      }),
   },
   {
     // Asked for by name only: needs PostgreSQL (BENCH_DATABASE_URL).

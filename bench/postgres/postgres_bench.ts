@@ -7,7 +7,10 @@
  * their own part of a round, so that pgbench gets its connections on a shared database. A
  * profile of each setup (postgres_profile.ts) shows where a write's time goes. The HTTP floor
  * (postgres_floor_server.ts: `Deno.serve` and pgbench's INSERT per request, nothing else) shows
- * what any service over HTTP and the driver reaches on the same machine.
+ * what any service over HTTP and the driver reaches on the same machine; the grouped floors
+ * (postgres_grouped_floor.ts: the least a durable create needs, group-committed as one multi-row
+ * INSERT per group, into pgbench's table, into one with the events table's indexes, and with a
+ * customer row beside) show what a service with the group commit could reach.
  */
 import { SignJWT } from "jose";
 import { createPool, type PgPool } from "../../src/store/postgres/pg_connection.ts";
@@ -21,6 +24,7 @@ import {
 import { type WebhookRound, webhookRound } from "./postgres_webhooks.ts";
 import { measureLag } from "./replica_lag.ts";
 import { type ServerProcess, spawnServer } from "../support/server_process.ts";
+import { cpuSeconds } from "../support/child_processes.ts";
 import { randomSecret } from "../support/service_token.ts";
 import { ensureWrk, runWrk, type WrkResult } from "../support/wrk.ts";
 
@@ -33,12 +37,45 @@ const ENDPOINTS = 10;
 const PACED_RATE = 500;
 const SCRIPT = decodeURIComponent(new URL("../support/workload.lua", import.meta.url).pathname);
 const FLOOR = decodeURIComponent(new URL("./postgres_floor_server.ts", import.meta.url).pathname);
+const GROUPED = decodeURIComponent(
+  new URL("./postgres_grouped_floor.ts", import.meta.url).pathname,
+);
+/** The grouped floor's tables, as its TABLE argument names them, and their rows' labels. */
+const GROUPED_TABLES = [
+  ["plain", "grouped floor, pgbench's table  "],
+  ["events", "grouped floor, events' indexes  "],
+  ["customers", "grouped floor, + customer rows  "],
+] as const;
+
+/** Parts of the benchmark besides pgbench, which every round runs. */
+export type PostgresPart = "floors" | "one" | "three" | "webhooks";
+export const POSTGRES_PARTS: readonly PostgresPart[] = ["floors", "one", "three", "webhooks"];
+
+/** What a run measures. */
+export interface PostgresBenchOptions {
+  quick: boolean;
+  parts?: PostgresPart[];
+  rounds?: number;
+  seconds?: number;
+  /** Another checkout whose service also runs the 1-replica creates, in the same rounds. */
+  beforeRoot?: string;
+}
+
+/** A floor server's round: its rate, p99, and CPU per request (its own, its backends'). */
+interface FloorRound {
+  rps: number;
+  p99: number;
+  serverCpu: number;
+  backendCpu: number;
+}
 const CONFIG = decodeURIComponent(new URL("../../deno.json", import.meta.url).pathname);
 
 /** Replicas of the service on one schema of their own, and what their rounds measured. */
 interface Setup {
   schema: string;
   replicas: number;
+  /** The checkout whose service runs (this one when undefined). */
+  root?: string;
   rates: number[];
   p99s: number[];
   profiles: Profile[];
@@ -57,17 +94,19 @@ const at = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 /** Runs the PostgreSQL benchmark and prints its figures. */
-export async function runPostgresBench(options: { quick: boolean }): Promise<void> {
+export async function runPostgresBench(options: PostgresBenchOptions): Promise<void> {
   await ensureWrk();
-  const rounds = options.quick ? 1 : 3;
-  const seconds = options.quick ? 3 : 8;
+  const rounds = options.rounds ?? (options.quick ? 1 : 3);
+  const seconds = options.seconds ?? (options.quick ? 3 : 8);
+  const parts = new Set(options.parts ?? POSTGRES_PARTS);
   const stamp = Date.now();
   const admin = createPool(BASE, 1, () => {});
   const dataDir = await Deno.makeTempDir({ prefix: "postgres-bench-" });
   const secret = randomSecret();
-  const setup = (name: string, replicas: number): Setup => ({
+  const setup = (name: string, replicas: number, root?: string): Setup => ({
     schema: `bench_${name}_${stamp}`,
     replicas,
+    root,
     rates: [],
     p99s: [],
     profiles: [],
@@ -76,9 +115,13 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
   const updates = setup("one", 1);
   const three = setup("three", 3);
   const hooks = setup("hooks", 1);
+  const before = options.beforeRoot === undefined
+    ? undefined
+    : setup("before", 1, options.beforeRoot.replace(/\/?$/, "/"));
   const pgbenchSchema = `bench_pgbench_${stamp}`;
   const floorSchema = `bench_floor_${stamp}`;
   const schemas = [pgbenchSchema, floorSchema, one.schema, three.schema, hooks.schema];
+  if (before !== undefined) schemas.push(before.schema);
   const running: Running[] = [];
   const start = async (setup: Setup, env: Record<string, string> = {}): Promise<Running> => {
     const url = new URL(BASE);
@@ -91,7 +134,7 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
         DATABASE_URL: url.toString(),
         JWT_SECRET: secret,
         ...env,
-      });
+      }, setup.root);
       replicas.servers.push(server);
       replicas.urls.push((await server.waitFor("ready", 60_000)).fields.url as string);
       replicas.pids.push((await server.waitFor("listening")).fields.pid as number);
@@ -111,12 +154,16 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
       .setExpirationTime("24h").sign(new TextEncoder().encode(secret));
     const target = new URL(BASE);
     const pgbench: number[] = [];
-    const floorRates: number[] = [];
     /** PostgreSQL-backend CPU seconds per pgbench transaction. */
     const pgbenchCpu: number[] = [];
+    const floors = new Map<string, FloorRound[]>();
     const lags: number[] = [];
     const webhookRounds: WebhookRound[] = [];
     const idsFile = await Deno.makeTempFile({ dir: dataDir, suffix: ".ids" });
+    const floorRun = async (name: string, args: string[], r: number) => {
+      const measured = await floorRound(admin, args, token, secret, seconds, r);
+      floors.set(name, [...floors.get(name) ?? [], measured]);
+    };
     for (let r = 0; r < rounds; r++) {
       const [tps, cpuRate] = await Promise.all([
         runPgbench(
@@ -134,45 +181,62 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
       ]);
       pgbench.push(tps);
       pgbenchCpu.push(cpuRate / tps);
-      floorRates.push(await floorRound(floorSchema, token, seconds, r));
-
-      const single = await start(one);
-      await warm(single.urls[0], token, `warm${r}`);
-      await drive(admin, one, single, token, seconds, `one${r}`);
-      const { rows } = await admin.query<{ customer_id: string; email: string }>(
-        `SELECT customer_id, email FROM ${one.schema}.customer_emails LIMIT 5000`,
-      );
-      await Deno.writeTextFile(idsFile, rows.map((r) => `${r.customer_id} ${r.email}\n`).join(""));
-      await drive(admin, updates, single, token, seconds, `put${r}`, ["put", idsFile]);
-      await stop(single);
-
-      const replicas = await start(three);
-      await Promise.all(replicas.urls.map((url, i) => warm(url, token, `warm${r}r${i}`)));
-      const until = performance.now() + seconds * 1000;
-      const [, measured] = await Promise.all([
-        drive(admin, three, replicas, token, seconds, `three${r}`),
-        measureLag(replicas.urls, token, until),
-      ]);
-      lags.push(...measured);
-      await stop(replicas);
-
-      const hooked = await start(hooks, { WEBHOOK_ALLOW_PRIVATE: "1" });
-      await warm(hooked.urls[0], token, `warm${r}`);
-      webhookRounds.push(
-        await webhookRound(
-          {
-            url: hooked.urls[0],
-            token,
-            endpoints: ENDPOINTS,
-            rate: PACED_RATE,
-            seconds,
-            burst: () => burst(hooked.urls[0], token, seconds, `hook${r}${Math.random()}`),
-          },
-          r,
-          r % 2 === 0,
-        ),
-      );
-      await stop(hooked);
+      if (parts.has("floors")) {
+        await floorRun("HTTP floor (Deno.serve + that INSERT)", [FLOOR, floorSchema], r);
+        for (const [table, label] of GROUPED_TABLES) {
+          await floorRun(label, [GROUPED, floorSchema, table], r);
+        }
+      }
+      if (before !== undefined) {
+        const older = await start(before);
+        await warm(older.urls[0], token, `warmb${r}`);
+        await drive(admin, before, older, token, seconds, `before${r}`);
+        await stop(older);
+      }
+      if (parts.has("one")) {
+        const single = await start(one);
+        await warm(single.urls[0], token, `warm${r}`);
+        await drive(admin, one, single, token, seconds, `one${r}`);
+        const { rows } = await admin.query<{ customer_id: string; email: string }>(
+          `SELECT customer_id, email FROM ${one.schema}.customers WHERE email IS NOT NULL LIMIT 5000`,
+        );
+        await Deno.writeTextFile(
+          idsFile,
+          rows.map((r) => `${r.customer_id} ${r.email}\n`).join(""),
+        );
+        await drive(admin, updates, single, token, seconds, `put${r}`, ["put", idsFile]);
+        await stop(single);
+      }
+      if (parts.has("three")) {
+        const replicas = await start(three);
+        await Promise.all(replicas.urls.map((url, i) => warm(url, token, `warm${r}r${i}`)));
+        const until = performance.now() + seconds * 1000;
+        const [, measured] = await Promise.all([
+          drive(admin, three, replicas, token, seconds, `three${r}`),
+          measureLag(replicas.urls, token, until),
+        ]);
+        lags.push(...measured);
+        await stop(replicas);
+      }
+      if (parts.has("webhooks")) {
+        const hooked = await start(hooks, { WEBHOOK_ALLOW_PRIVATE: "1" });
+        await warm(hooked.urls[0], token, `warm${r}`);
+        webhookRounds.push(
+          await webhookRound(
+            {
+              url: hooked.urls[0],
+              token,
+              endpoints: ENDPOINTS,
+              rate: PACED_RATE,
+              seconds,
+              burst: () => burst(hooked.urls[0], token, seconds, `hook${r}${Math.random()}`),
+            },
+            r,
+            r % 2 === 0,
+          ),
+        );
+        await stop(hooked);
+      }
     }
     const base = median(pgbench);
     console.log(
@@ -183,17 +247,22 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
       `  pgbench, one INSERT per transaction      ${round(base)} tx/s; ` +
         `PostgreSQL backends ${round(median(pgbenchCpu) * 1e6)} µs CPU per transaction`,
     );
-    const bare = median(floorRates);
-    console.log(
-      `  HTTP floor (Deno.serve + that INSERT)    ${round(bare)} req/s = ` +
-        `${(bare / base).toFixed(2)} × pgbench`,
-    );
+    for (const [name, measured] of floors) {
+      const rate = median(measured.map((m) => m.rps));
+      const us = (pick: (m: FloorRound) => number) => round(median(measured.map(pick)) * 1e6);
+      console.log(
+        `  ${name.padEnd(39)}  ${round(rate)} req/s = ${(rate / base).toFixed(2)} × pgbench` +
+          `; p99 ${median(measured.map((m) => m.p99)).toFixed(1)} ms; CPU per create: server ` +
+          `${us((m) => m.serverCpu)} µs, PostgreSQL backends ${us((m) => m.backendCpu)} µs`,
+      );
+    }
     const rows: [string, Setup][] = [
       ["1 replica  (POST create)", one],
       ["1 replica  (PUT update) ", updates],
       ["3 replicas (POST create)", three],
     ];
-    for (const [name, setup] of rows) {
+    if (before !== undefined) rows.unshift(["1 replica, before (POST)", before]);
+    for (const [name, setup] of rows.filter(([, setup]) => setup.rates.length > 0)) {
       const rate = median(setup.rates);
       console.log(
         `  service, ${name}  ${round(rate)} writes/s = ${(rate / base).toFixed(2)} × pgbench` +
@@ -202,17 +271,29 @@ export async function runPostgresBench(options: { quick: boolean }): Promise<voi
       for (const line of describeProfile(sum(setup.profiles))) console.log(`      ${line}`);
     }
     const ratio = (a: Setup, b: Setup) => median(a.rates.map((rate, i) => rate / b.rates[i]));
-    console.log(
-      `  3 replicas ÷ 1 replica: ${ratio(three, one).toFixed(2)}× (target ≥ 1.0); ` +
-        `PUT ÷ POST on 1 replica: ${ratio(updates, one).toFixed(2)}× (target ≥ 0.8); ` +
-        `1 replica ÷ pgbench ${(median(one.rates) / base).toFixed(2)}× (target ≥ 1.0, p99 ≤ 50 ms)`,
-    );
-    lags.sort((a, b) => a - b);
-    console.log(
-      `  replica lag (create on A, read on B)     p50 ${at(lags, 0.5).toFixed(1)} ms, ` +
-        `p99 ${at(lags, 0.99).toFixed(1)} ms over ${lags.length} creates (target p99 ≤ 100 ms)`,
-    );
-    printWebhooks(webhookRounds, seconds);
+    if (before !== undefined && parts.has("one")) {
+      console.log(`  1 replica, this checkout ÷ before: ${ratio(one, before).toFixed(2)}×`);
+    }
+    if (parts.has("one")) {
+      console.log(
+        (parts.has("three")
+          ? `  3 replicas ÷ 1 replica: ${ratio(three, one).toFixed(2)}× ` +
+            "(target ≥ 1.0); "
+          : "  ") +
+          `PUT ÷ POST on 1 replica: ${ratio(updates, one).toFixed(2)}× (target ≥ 0.8); ` +
+          `1 replica ÷ pgbench ${
+            (median(one.rates) / base).toFixed(2)
+          }× (target ≥ 1.0, p99 ≤ 50 ms)`,
+      );
+    }
+    if (parts.has("three")) {
+      lags.sort((a, b) => a - b);
+      console.log(
+        `  replica lag (create on A, read on B)     p50 ${at(lags, 0.5).toFixed(1)} ms, ` +
+          `p99 ${at(lags, 0.99).toFixed(1)} ms over ${lags.length} creates (target p99 ≤ 100 ms)`,
+      );
+    }
+    if (parts.has("webhooks")) printWebhooks(webhookRounds, seconds);
   } finally {
     await Promise.all(running.map((replicas) => stop(replicas)));
     for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -238,6 +319,13 @@ function printWebhooks(rounds: WebhookRound[], seconds: number): void {
       `p99 ${at(paced, 0.99)} ms over ${paced.length} deliveries (target ≤ 100 ms); ` +
       (rounds.every((r) => r.complete) ? "every event to every endpoint, in order" : "INCOMPLETE"),
   );
+  for (const [i, r] of rounds.entries()) {
+    if (!r.complete) {
+      console.log(
+        `      round ${i + 1} incomplete (of ${seconds * PACED_RATE} events each): ${r.missing}`,
+      );
+    }
+  }
 }
 
 /**
@@ -265,13 +353,26 @@ async function backendCpuRate(admin: PgPool, application: string, seconds: numbe
     return { sum: ticks / 100, at: performance.now() };
   };
   const first = await sample();
-  await new Promise((resolve) => setTimeout(resolve, (seconds - 1.5) * 1000));
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0.1, seconds - 1.5) * 1000));
   const last = await sample();
   return (last.sum - first.sum) / ((last.at - first.at) / 1000);
 }
 
-/** One round of the floor server: started for it, driven, stopped. */
-async function floorRound(schema: string, token: string, seconds: number, r: number) {
+/**
+ * One round of a floor server (`args`: its script and arguments after the database URL): started
+ * for it, driven, profiled and stopped.
+ */
+async function floorRound(
+  admin: PgPool,
+  [script, schema, ...rest]: string[],
+  token: string,
+  secret: string,
+  seconds: number,
+  r: number,
+): Promise<FloorRound> {
+  const application = `floor_${r}_${Math.random().toString(36).slice(2, 8)}`;
+  const url = new URL(BASE);
+  url.searchParams.set("application_name", application);
   const floor = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -280,23 +381,50 @@ async function floorRound(schema: string, token: string, seconds: number, r: num
       "--allow-net",
       "--allow-env",
       "--allow-read",
-      FLOOR,
-      BASE,
+      script,
+      url.toString(),
       schema,
+      ...rest,
     ],
+    env: { JWT_SECRET: secret },
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
   try {
-    const bare = await runWrk({
-      url: await firstLineUrl(floor.stdout),
+    const address = await firstLineUrl(floor.stdout);
+    const backends = async () => {
+      const { rows } = await admin.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE application_name LIKE $1",
+        [`${application}%`],
+      );
+      let sum = 0;
+      for (const { pid } of rows) sum += await cpuSeconds(pid);
+      return sum;
+    };
+    await runWrk({
+      url: address,
       script: SCRIPT,
-      args: ["post", "/", "-", token, `floor${r}`],
+      args: ["post", "/api/customers", "-", token, `floorwarm${r}${rest.join("")}`],
+      seconds: 1,
+      connections: 16,
+    });
+    const cpu = { server: await cpuSeconds(floor.pid), backends: await backends() };
+    const bare = await runWrk({
+      url: address,
+      script: SCRIPT,
+      args: ["post", "/api/customers", "-", token, `floor${r}${rest.join("")}`],
       seconds,
       connections: CLIENTS,
     });
+    const server = (await cpuSeconds(floor.pid)) - cpu.server;
+    const backend = (await backends()) - cpu.backends;
     if (bare.non2xx + bare.socketErrors > 0) throw new Error(`postgres: the floor failed`);
-    return bare.rps;
+    return {
+      rps: bare.rps,
+      p99: bare.p99Ms,
+      serverCpu: server / bare.requests,
+      backendCpu: backend / bare.requests,
+    };
   } finally {
     floor.kill("SIGTERM");
     await floor.status;

@@ -1,4 +1,5 @@
 import { dataText } from "./event_codec.ts";
+import { withSeq } from "../stored_event.ts";
 import { eventHeadRoom, writeEventHead } from "./event_head.ts";
 import { joinAdjacent } from "./line_arena.ts";
 import type {
@@ -176,21 +177,4 @@ export class JsonlEventStore implements EventStore {
     this.#waiters.rejectAll(new StoreClosedError());
     this.#lock.close();
   }
-}
-
-/** The stored event of a new one, spelled out: a rest and spread copy it twice. */
-function withSeq(event: NewEvent, seq: number): StoredEvent {
-  const stored = {
-    type: event.type,
-    id: event.id,
-    version: event.version,
-    time: event.time,
-    data: event.data,
-    actor: event.actor,
-    request_id: event.request_id,
-    seq,
-  } as StoredEvent;
-  if (event.idempotency_key !== undefined) stored.idempotency_key = event.idempotency_key;
-  if (event.request_hash !== undefined) stored.request_hash = event.request_hash;
-  return stored;
 }

@@ -8,12 +8,9 @@ import {
 import type { PgClient } from "./pg_connection.ts";
 import { begin, INSERT_EVENTS, LOG_CHANNEL, type QueuedAppend } from "./queued_append.ts";
 
-const UPSERT_STREAMS = `INSERT INTO streams (customer_id, version)
-  SELECT * FROM unnest($1::text[], $2::int[])
-  ON CONFLICT (customer_id) DO UPDATE SET version = excluded.version`;
-const UPSERT_EMAILS = `INSERT INTO customer_emails (customer_id, email)
-  SELECT * FROM unnest($1::text[], $2::text[])
-  ON CONFLICT (customer_id) DO UPDATE SET email = excluded.email`;
+const UPSERT_CUSTOMERS = `INSERT INTO customers (customer_id, version, email)
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[])
+  ON CONFLICT (customer_id) DO UPDATE SET version = excluded.version, email = excluded.email`;
 
 /** The slow path: each append in a savepoint, refused by the database's own constraints. */
 export async function commitEach(client: PgClient, group: QueuedAppend[]): Promise<number> {
@@ -50,7 +47,7 @@ async function appendOne(client: PgClient, item: QueuedAppend, after: number) {
   if (expected !== undefined && Object.keys(expected).length > 0) {
     const ids = Object.keys(expected);
     const { rows } = await client.query<{ customer_id: string; version: number }>(
-      "SELECT customer_id, version FROM streams WHERE customer_id = ANY($1::text[])",
+      "SELECT customer_id, version FROM customers WHERE customer_id = ANY($1::text[])",
       [ids],
     );
     const actual = new Map(rows.map((row) => [row.customer_id, row.version]));
@@ -78,18 +75,13 @@ async function appendOne(client: PgClient, item: QueuedAppend, after: number) {
     columns((e) => e.request_hash ?? null),
     columns((e) => e.data === null ? null : e.dataJson ?? JSON.stringify(e.data)),
   ]);
-  // The last event of each customer in the batch decides its stream version and email.
-  const latest = new Map(item.events.map((event) => [event.id, event]));
-  const streams = [...latest.values()];
-  await client.query(UPSERT_STREAMS, [streams.map((e) => e.id), streams.map((e) => e.version)]);
-  const gone = streams.filter((e) => e.data === null).map((e) => e.id);
-  if (gone.length > 0) {
-    await client.query("DELETE FROM customer_emails WHERE customer_id = ANY($1::text[])", [gone]);
-  }
-  const live = streams.filter((e) => e.data !== null);
-  if (live.length > 0) {
-    await client.query(UPSERT_EMAILS, [live.map((e) => e.id), live.map((e) => e.data!.email)]);
-  }
+  // The last event of each customer in the batch decides its version and email (none if deleted).
+  const latest = [...new Map(item.events.map((event) => [event.id, event])).values()];
+  await client.query(UPSERT_CUSTOMERS, [
+    latest.map((e) => e.id),
+    latest.map((e) => e.version),
+    latest.map((e) => e.data?.email ?? null),
+  ]);
   for (const event of item.events) {
     if (event.type !== "customer.created" || event.idempotency_key === undefined) continue;
     await client.query("INSERT INTO idempotency_keys (actor, key, seq) VALUES ($1, $2, $3)", [
@@ -110,7 +102,7 @@ function refusal(error: unknown, item: QueuedAppend): unknown {
     detail?: string;
   };
   if (code !== "23505") throw error;
-  if (constraint === "customer_emails_email_key") {
+  if (constraint === "customers_email_key") {
     const email = /=\((.*)\) already exists/.exec(detail ?? "")?.[1] ??
       String(item.events.find((e) => e.data !== null)?.data?.email);
     return new EmailInUseError(email);

@@ -2,7 +2,7 @@
  * One group commit on PostgreSQL: the appends queued together share one transaction; one refused
  * append (expected version, email, idempotency key) leaves the others.
  */
-import type { StoredEvent } from "../event_store.ts";
+import { withSeq } from "../stored_event.ts";
 import {
   EmailInUseError,
   ExpectedVersionConflictError,
@@ -13,11 +13,18 @@ import type { PgClient } from "./pg_connection.ts";
 import { commitEach } from "./append_each.ts";
 import type { QueuedAppend } from "./queued_append.ts";
 import { noticeEvents } from "./notified_tail.ts";
+import { intArray, lines, textArray } from "./array_literal.ts";
 
-/** One call of the append_group function (append_function_checked.ts), committed on its own. */
-const CALL = `SELECT append_group($1, $2::int[], $3::text[], $4::text[], $5::int[], $6::text[],
-  $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[],
+/**
+ * One call of the append_group function (append_function_constrained.ts), committed on its own;
+ * the events' data as lines (array_literal.ts), or as an array when lines cannot carry them.
+ */
+const call = (data: string) =>
+  `SELECT append_group($1, $2::int[], $3::text[], $4::text[], $5::int[], $6::text[],
+  $7::text[], $8::text[], $9::text[], $10::text[], ${data}, $12::text[], $13::int[],
   $14::text[], $15::int[], $16::text) AS result`;
+const AS_LINES = { name: "append_group", text: call(`string_to_array($11, E'\\n', '')`) };
+const AS_ARRAY = { name: "append_group_array", text: call("$11::text[]") };
 
 /** A refusal as the function reports it: the append's number (from 1), a kind, its details. */
 type Refusal =
@@ -39,11 +46,8 @@ export async function commitGroup(
 ): Promise<number> {
   let result: { first: number; refused: Refusal[]; wait: number };
   try {
-    ({ rows: [{ result }] } = await client.query({
-      name: "append_group",
-      text: CALL,
-      values: callParameters(group),
-    }));
+    const [values, asLines] = callParameters(group);
+    ({ rows: [{ result }] } = await client.query({ ...(asLines ? AS_LINES : AS_ARRAY), values }));
   } catch (error) {
     if ((error as { code?: string }).code !== "23505") throw error;
     let roundTrips = 1;
@@ -71,10 +75,7 @@ export async function commitGroup(
   let last = result.first;
   for (const item of group) {
     if (item.error !== undefined) continue;
-    item.stored = item.events.map(({ dataJson: _, ...event }) => ({
-      ...event,
-      seq: ++last,
-    })) as StoredEvent[];
+    item.stored = item.events.map((event) => withSeq(event, ++last));
   }
   stats.observe(group.length, last - result.first, 1, result.wait);
   return last;
@@ -84,33 +85,66 @@ function countWritten(group: QueuedAppend[]): number {
   return group.reduce((sum, item) => sum + (item.stored?.length ?? 0), 0);
 }
 
-/** The function's arguments: the events as one array per column, then the expected versions. */
-function callParameters(group: QueuedAppend[]): unknown[] {
-  const columns: unknown[][] = Array.from({ length: 11 }, () => []);
-  const expected: unknown[][] = [[], [], []];
-  group.forEach((item, i) => {
+/**
+ * The function's arguments: the events as one array per column, then the expected versions; and
+ * whether the data went as lines.
+ */
+function callParameters(group: QueuedAppend[]): [unknown[], boolean] {
+  const items: number[] = [];
+  const [types, ids, times, actors, requests, keys, hashes, data, emails]: (string | null)[][] = [
+    [],
+    [],
+    [],
+    [],
+    [],
+    [],
+    [],
+    [],
+    [],
+  ];
+  const versions: number[] = [];
+  const expected: [number[], string[], number[]] = [[], [], []];
+  for (let i = 0; i < group.length; i++) {
+    const item = group[i];
     for (const e of item.events) {
-      const values = [
-        i + 1,
-        e.type,
-        e.id,
-        e.version,
-        e.time,
-        e.actor,
-        e.request_id,
-        e.idempotency_key ?? null,
-        e.request_hash ?? null,
-        e.data === null ? null : e.dataJson ?? JSON.stringify(e.data),
-        e.data === null ? null : e.data.email,
-      ];
-      values.forEach((value, c) => columns[c].push(value));
+      items.push(i + 1);
+      types.push(e.type);
+      ids.push(e.id);
+      versions.push(e.version);
+      times.push(e.time);
+      actors.push(e.actor);
+      requests.push(e.request_id);
+      keys.push(e.idempotency_key ?? null);
+      hashes.push(e.request_hash ?? null);
+      data.push(e.data === null ? null : e.dataJson ?? JSON.stringify(e.data));
+      emails.push(e.data === null ? null : e.data.email);
     }
-    for (const [id, version] of Object.entries(item.options?.expected ?? {})) {
+    const wanted = item.options?.expected;
+    if (wanted === undefined) continue;
+    for (const id in wanted) {
       expected[0].push(i + 1);
       expected[1].push(id);
-      expected[2].push(version);
+      expected[2].push(wanted[id]);
     }
-  });
+  }
+  const dataLines = lines(data);
   const notice = noticeEvents(group.flatMap((item) => item.events));
-  return [group.length, ...columns, ...expected, notice];
+  return [[
+    group.length,
+    intArray(items),
+    textArray(types),
+    textArray(ids),
+    intArray(versions),
+    textArray(times),
+    textArray(actors),
+    textArray(requests),
+    textArray(keys),
+    textArray(hashes),
+    dataLines ?? textArray(data),
+    textArray(emails),
+    intArray(expected[0]),
+    textArray(expected[1]),
+    intArray(expected[2]),
+    notice,
+  ], dataLines !== undefined];
 }

@@ -5,8 +5,8 @@
  */
 import type { NewEvent, ReplayedEvent } from "../event_store.ts";
 
-/** How many events the tail keeps (a follower further behind reads the database). */
-const KEPT = 4096;
+/** The seqs the tail keeps, a power of two (a follower further behind reads the database). */
+const KEPT = 8192;
 
 /**
  * One event as a notification carries it: type, customer id, version, time, actor, request id,
@@ -72,7 +72,8 @@ export function parseNotice(payload: string | undefined): Notice | undefined {
  * groups may arrive out of seq order (a notification before the answer to an earlier commit).
  */
 export class NotifiedTail {
-  #events = new Map<number, ReplayedEvent>();
+  /** A ring by seq: an event's slot is taken over by the event KEPT seqs after it. */
+  #events: (ReplayedEvent | undefined)[] = new Array(KEPT);
   #newest = 0;
 
   /** Adds a group's events, from seq `first + 1`, as a notification carries them. */
@@ -114,14 +115,11 @@ export class NotifiedTail {
   }
 
   #put(event: ReplayedEvent): void {
-    this.#events.set(event.seq, event);
+    const slot = event.seq & (KEPT - 1);
+    // A group arriving late must not take the slot of a newer event.
+    if ((this.#events[slot]?.seq ?? 0) > event.seq) return;
+    this.#events[slot] = event;
     if (event.seq > this.#newest) this.#newest = event.seq;
-    if (this.#events.size <= 2 * KEPT) return;
-    // Oldest first: a Map iterates in insertion order, close enough to seq order to trim by.
-    for (const seq of this.#events.keys()) {
-      if (this.#events.size <= KEPT) break;
-      this.#events.delete(seq);
-    }
   }
 
   /**
@@ -140,8 +138,8 @@ export class NotifiedTail {
     if (upTo <= afterSeq || afterSeq < erasedSeq || upTo > this.#newest) return undefined;
     const page: ReplayedEvent[] = [];
     for (let seq = afterSeq + 1; seq <= upTo; seq++) {
-      const event = this.#events.get(seq);
-      if (event === undefined) return undefined;
+      const event = this.#events[seq & (KEPT - 1)];
+      if (event?.seq !== seq) return undefined;
       page.push(event);
     }
     return page;

@@ -94,10 +94,13 @@ export async function importLog(pool: PgPool, log: PostgresImport): Promise<numb
       }
       count += page.length;
     }
-    const customers = [...log.customers];
-    for (const customer of customers) versions.set(customer.id, customer.version);
-    await inBatches(client, STREAMS, [...versions].map(([id, version]) => [id, version]));
-    await inBatches(client, EMAILS, customers.map((c) => [c.id, c.email]));
+    const emails = new Map<string, string>();
+    for (const customer of log.customers) {
+      versions.set(customer.id, customer.version);
+      emails.set(customer.id, customer.email);
+    }
+    const rows = [...versions].map(([id, version]) => [id, version, emails.get(id) ?? null]);
+    await inBatches(client, CUSTOMERS, rows);
     await inBatches(client, KEYS, [...keys.values()]);
     await insertSnapshot(client, log.lastSeq, log.records, log.idOf);
     await client.query("UPDATE log_head SET seq = $1", [log.lastSeq]);
@@ -116,10 +119,8 @@ export async function importLog(pool: PgPool, log: PostgresImport): Promise<numb
   }
 }
 
-const STREAMS = `INSERT INTO streams (customer_id, version)
-  SELECT * FROM unnest($1::text[], $2::int[])`;
-const EMAILS = `INSERT INTO customer_emails (customer_id, email)
-  SELECT * FROM unnest($1::text[], $2::text[])`;
+const CUSTOMERS = `INSERT INTO customers (customer_id, version, email)
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[])`;
 const KEYS = `INSERT INTO idempotency_keys (actor, key, seq)
   SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])`;
 

@@ -6,6 +6,7 @@
  */
 import type { SnapshotSource } from "../snapshot_source.ts";
 import type { PgClient, PgPool } from "./pg_connection.ts";
+import { intArray, lines, textArray } from "./array_literal.ts";
 
 /** The advisory lock around every change of snapshots ("cusu" in ASCII). */
 export const SNAPSHOT_LOCK = 0x63757375;
@@ -73,10 +74,19 @@ export async function insertSnapshot(
   let n = 0;
   const flush = async () => {
     const first = n - batch.length + 1;
+    // Records are lines of the snapshot format: sent as lines, they need no escaping.
+    const text = lines(batch);
     await client.query(
       `INSERT INTO snapshot_records (snapshot_seq, n, customer_id, record)
-        SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[])`,
-      [seq, batch.map((_, i) => first + i), batch.map(idOf), batch],
+        SELECT $1, * FROM unnest($2::int[], $3::text[], ${
+        text === undefined ? "$4::text[]" : "string_to_array($4, E'\\n', '')"
+      })`,
+      [
+        seq,
+        intArray(batch.map((_, i) => first + i)),
+        textArray(batch.map(idOf)),
+        text ?? textArray(batch),
+      ],
     );
     batch = [];
   };

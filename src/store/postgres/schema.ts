@@ -5,6 +5,11 @@
 import type { PgPool } from "./pg_connection.ts";
 import { APPEND_FUNCTION } from "./append_function.ts";
 import { APPEND_FUNCTION_CHECKED } from "./append_function_checked.ts";
+import { APPEND_FUNCTION_CONSTRAINED } from "./append_function_constrained.ts";
+import { CUSTOMERS_TABLE } from "./customers_table.ts";
+
+/** The most one migration may take, as the client waits for it. */
+const MIGRATION_TIMEOUT_MS = 30 * 60 * 1000;
 
 /** The advisory lock key taken around migrations (any fixed number; "cust" in ASCII). */
 const MIGRATION_LOCK = 0x63757374;
@@ -111,16 +116,31 @@ const MIGRATIONS: readonly string[] = [
   `,
   // Groups that no check could refuse are checked set-wise and written at once.
   APPEND_FUNCTION_CHECKED,
+  // A customer's version and email in one row.
+  CUSTOMERS_TABLE,
+  // Clean groups are written at once and refused by the unique constraints.
+  APPEND_FUNCTION_CONSTRAINED,
 ];
 
 /** The schema version this code needs. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Brings the schema in the connection's search_path to SCHEMA_VERSION; returns the version found. */
-export async function migrate(pool: PgPool): Promise<number> {
+/**
+ * Brings the schema in the connection's search_path to `target` (SCHEMA_VERSION; tests name an
+ * earlier one); returns the version found.
+ */
+export async function migrate(pool: PgPool, target = SCHEMA_VERSION): Promise<number> {
   const client = await pool.connect();
   try {
-    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    // Replicas starting together wait here while one migrates, however long that takes.
+    await client.query("SET statement_timeout = 0");
+    await client.query(
+      {
+        text: "SELECT pg_advisory_lock($1)",
+        values: [MIGRATION_LOCK],
+        query_timeout: MIGRATION_TIMEOUT_MS,
+      } as never,
+    );
     try {
       await client.query("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)");
       const { rows } = await client.query<{ version: number }>(
@@ -132,10 +152,12 @@ export async function migrate(pool: PgPool): Promise<number> {
           `The database schema is at version ${found}, newer than this server's ${SCHEMA_VERSION}`,
         );
       }
-      for (let version = found; version < SCHEMA_VERSION; version++) {
+      for (let version = found; version < target; version++) {
         await client.query("BEGIN");
         try {
-          await client.query(MIGRATIONS[version]);
+          await client.query(
+            { text: MIGRATIONS[version], query_timeout: MIGRATION_TIMEOUT_MS } as never,
+          );
           await client.query("DELETE FROM schema_version");
           await client.query("INSERT INTO schema_version VALUES ($1)", [version + 1]);
           await client.query("COMMIT");
@@ -149,6 +171,8 @@ export async function migrate(pool: PgPool): Promise<number> {
       await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]);
     }
   } finally {
+    // Back to the connection's own limit before the pool lends it again.
+    await client.query("RESET statement_timeout").catch(() => {});
     client.release();
   }
 }

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { PostgresEventStore } from "../../../src/store/postgres/postgres_event_store.ts";
+import { NotifiedTail } from "../../../src/store/postgres/notified_tail.ts";
 import { createPool } from "../../../src/store/postgres/pg_connection.ts";
 import { eraseDeleted } from "../../../src/store/postgres/pg_retention.ts";
 import type { ReplayedEvent } from "../../../src/store/event_store.ts";
@@ -89,3 +90,22 @@ Deno.test("a replica serves no notified event of a customer erased since", async
 function tick(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 20));
 }
+
+Deno.test("the tail serves the newest seqs it holds, whole pages only, and a late group never takes a newer event's place", () => {
+  const tail = new NotifiedTail();
+  const notified = (n: number) =>
+    ["customer.created", ulid(n), 1, "t", "a", `r${n}`, null, null, `{"n":${n}}`] as const;
+  const group = (first: number, count: number) =>
+    Array.from({ length: count }, (_, i) => [...notified(first + 1 + i)]);
+  for (let first = 0; first < 20_000; first += 100) {
+    tail.add(first, group(first, 100) as Parameters<NotifiedTail["add"]>[1]);
+  }
+  const page = tail.read(19_900, 100, 20_000, 0)!;
+  assert.deepEqual(page.map((e) => e.seq), Array.from({ length: 100 }, (_, i) => 19_901 + i));
+  assert.equal(page[0].dataJson, '{"n":19901}');
+  assert.equal(tail.read(0, 100, 20_000, 0), undefined, "long gone: read from the database");
+  assert.equal(tail.read(19_950, 100, 20_100, 0), undefined, "not all held yet");
+  // A group older than the ring's span arrives late: the newer events keep their slots.
+  tail.add(20_000 - 8192 * 2, group(20_000 - 8192 * 2, 100) as Parameters<NotifiedTail["add"]>[1]);
+  assert.equal(tail.read(19_900, 100, 20_000, 0)?.length, 100);
+});

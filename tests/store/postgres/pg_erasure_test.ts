@@ -56,7 +56,7 @@ Deno.test("after a delete on PostgreSQL the customer's personal data is in no ta
       "a snapshot holds the customer",
     );
     assert.deepEqual(await tablesHolding(schema, marker), [
-      "customer_emails",
+      "customers",
       "events",
       "idempotency_keys",
       "snapshot_records",
