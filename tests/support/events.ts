@@ -53,6 +53,12 @@ export function created(n: number): NewEvent {
   return { type: "customer.created", id, version: 1, time: data.created_at, data, ...META };
 }
 
+/** created(n) with another email. */
+export function createdWith(n: number, email: string): NewEvent {
+  const event = created(n);
+  return { ...event, data: { ...event.data!, email } } as NewEvent;
+}
+
 /** customer.updated of customer n to `version`. */
 export function updated(n: number, version: number): NewEvent {
   const id = ulid(n);

@@ -16,13 +16,7 @@ import { createPool } from "../../../src/store/postgres/pg_connection.ts";
 import { PostgresEventStore } from "../../../src/store/postgres/postgres_event_store.ts";
 import { migrate } from "../../../src/store/postgres/schema.ts";
 import { createTestSchema } from "../../support/postgres.ts";
-import { created, deleted, ulid, updated } from "../../support/events.ts";
-
-/** created(n) with another email. */
-function createdWith(n: number, email: string): NewEvent {
-  const event = created(n);
-  return { ...event, data: { ...event.data!, email } } as NewEvent;
-}
+import { created, createdWith, deleted, ulid, updated } from "../../support/events.ts";
 
 const expectNew = (n: number) => ({ expected: { [ulid(n)]: 0 } });
 

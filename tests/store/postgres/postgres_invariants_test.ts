@@ -1,6 +1,5 @@
 /** The invariants the PostgreSQL store enforces itself, inside the append transaction. */
 import assert from "node:assert/strict";
-import type { NewEvent } from "../../../src/store/event_store.ts";
 import {
   EmailInUseError,
   ExpectedVersionConflictError,
@@ -8,13 +7,7 @@ import {
 } from "../../../src/store/store_errors.ts";
 import { PostgresEventStore } from "../../../src/store/postgres/postgres_event_store.ts";
 import { createTestSchema } from "../../support/postgres.ts";
-import { created, deleted, updated } from "../../support/events.ts";
-
-/** created(n) with another email. */
-function createdWith(n: number, email: string): NewEvent {
-  const event = created(n);
-  return { ...event, data: { ...event.data!, email } } as NewEvent;
-}
+import { created, createdWith, deleted, updated } from "../../support/events.ts";
 
 async function withStore(fn: (store: PostgresEventStore) => Promise<void>): Promise<void> {
   const schema = await createTestSchema();
