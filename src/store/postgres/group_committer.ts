@@ -20,12 +20,12 @@ interface Committed {
 }
 
 /**
- * Commits queued appends group by group; puts the events committed in the tail and tells onHead
- * each head its commits reach.
+ * Commits queued appends group by group; puts the events committed in the tail and tells onTold
+ * each group's outcome.
  */
 export class GroupCommitter {
   #pool: PgPool;
-  #onHead: (seq: number) => void;
+  #onTold: (head: number | undefined) => void;
   #tail: NotifiedTail;
   #queue: Item[] = [];
   #flushing: Promise<void> | undefined;
@@ -33,10 +33,19 @@ export class GroupCommitter {
   #writer: PooledClient | undefined;
   readonly stats = new CommitStats();
 
-  constructor(pool: PgPool, onHead: (seq: number) => void, tail: NotifiedTail) {
+  /** Groups sent whose outcome is not told yet. */
+  #untold = 0;
+
+  /** onTold hears after each group's outcome is told: the head it reached, if it committed. */
+  constructor(pool: PgPool, onTold: (head: number | undefined) => void, tail: NotifiedTail) {
     this.#pool = pool;
-    this.#onHead = onHead;
+    this.#onTold = onTold;
     this.#tail = tail;
+  }
+
+  /** True while a group is sent and its outcome not told: its seqs may precede others' notified. */
+  get committing(): boolean {
+    return this.#untold > 0;
   }
 
   /** The server process of the writer connection, while there is one. */
@@ -88,6 +97,7 @@ export class GroupCommitter {
 
   /** Commits one group on the writer connection (sent at once while it is connected). */
   async #commit(group: Item[]): Promise<Committed> {
+    this.#untold++;
     // Held from group to group while nothing else waits for a connection of the pool.
     if (this.#pool.waitingCount > 0) this.#yieldWriter();
     try {
@@ -115,10 +125,11 @@ export class GroupCommitter {
   }
 
   #tell({ group, head }: Committed): void {
+    this.#untold--;
     for (const item of group) {
       if (item.stored !== undefined) this.#tail.addOwn(item.events, item.stored);
       item.done();
     }
-    if (head !== undefined) this.#onHead(head);
+    this.#onTold(head);
   }
 }

@@ -29,32 +29,43 @@ export type Notice =
   | { schema: string; first: number; events: NotifiedEvent[] }
   | { schema: string; head: number };
 
+/** The most bytes of one line of events: its notification stays under 8000. */
+const LINE_BYTES = 7600;
+const encoder = new TextEncoder();
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
- * The events of a group as the notification carries them, or null when they would not fit in
- * one (a notification holds under 8000 bytes): the commit then notifies only the head.
+ * The events of a group as its notifications carry them (append_function_notices.ts): lines of
+ * `offset:[events]`, each short enough for one notification.
  */
-export function noticeEvents(events: NewEvent[]): string | null {
+export function noticeEvents(events: NewEvent[]): string {
+  let text = "";
+  let line = "";
   let bytes = 0;
-  const rows: NotifiedEvent[] = [];
-  for (const e of events) {
-    const data = e.data === null ? null : e.dataJson ?? JSON.stringify(e.data);
-    bytes += 120 + (data?.length ?? 0) + e.actor.length + e.request_id.length;
-    if (bytes > 7000) return null;
-    rows.push([
-      e.type,
-      e.id,
-      e.version,
-      e.time,
-      e.actor,
-      e.request_id,
-      e.idempotency_key ?? null,
-      e.request_hash ?? null,
-      data,
-    ]);
-  }
-  const text = JSON.stringify(rows);
-  // The database counts bytes, and notifies the head alone should multi-byte text not fit.
-  return text.length < 7700 ? text : null;
+  events.forEach((e, i) => {
+    const row = JSON.stringify(
+      [
+        e.type,
+        e.id,
+        e.version,
+        e.time,
+        e.actor,
+        e.request_id,
+        e.idempotency_key ?? null,
+        e.request_hash ?? null,
+        e.data === null ? null : e.dataJson ?? JSON.stringify(e.data),
+      ] satisfies NotifiedEvent,
+    );
+    const size = ASCII.test(row) ? row.length : encoder.encode(row).length;
+    if (line !== "" && bytes + size >= LINE_BYTES) {
+      text += `${line}]\n`;
+      line = "";
+      bytes = 0;
+    }
+    line += line === "" ? `${i}:[${row}` : `,${row}`;
+    bytes += size + 1;
+  });
+  return line === "" ? text.slice(0, -1) : `${text}${line}]`;
 }
 
 /** Parses a notification's payload; undefined for one that is not a commit's notice. */

@@ -10,7 +10,7 @@ import { CommitWaiters } from "../commit_waiters.ts";
 import { LogTruncatedError, StoreClosedError, StoreUnavailableError } from "../store_errors.ts";
 import type { CommitStats } from "./commit_stats.ts";
 import { GroupCommitter } from "./group_committer.ts";
-import { NotifiedTail } from "./notified_tail.ts";
+import { type Notice, NotifiedTail } from "./notified_tail.ts";
 import { HeadWatch, readHead } from "./head_watch.ts";
 import { createPool, type PgPool } from "./pg_connection.ts";
 import { migrate } from "./schema.ts";
@@ -73,20 +73,27 @@ export class PostgresEventStore implements EventStore {
   #erasedSeq = 0;
   #committer: GroupCommitter;
   #tail = new NotifiedTail();
+  /** Notices held while this replica's own group commits: its events may come before theirs. */
+  #held: Notice[] = [];
   #closed = false;
 
   private constructor(url: string, pool: PgPool) {
     this.#pool = pool;
-    this.#committer = new GroupCommitter(pool, (seq) => this.#advance(seq), this.#tail);
+    this.#committer = new GroupCommitter(pool, (head) => {
+      if (head !== undefined) this.#advance(head);
+      for (const notice of this.#held.splice(0)) this.#takeNotice(notice);
+    }, this.#tail);
     this.#watch = new HeadWatch(url, pool, {
       onHead: (seq, erasedSeq) => {
         this.#advance(seq);
         this.noteErased(erasedSeq);
       },
       onNotice: (notice) => {
-        if ("head" in notice) return this.#advance(notice.head);
-        this.#tail.add(notice.first, notice.events);
-        this.#advance(notice.first + notice.events.length);
+        // Events before theirs not yet known may be this replica's own, about to be answered:
+        // taken then, the tail holds every seq and the follower reads nothing back.
+        const gap = "first" in notice && notice.first > this.#lastSeq;
+        if (gap && this.#committer.committing) this.#held.push(notice);
+        else this.#takeNotice(notice);
       },
       ownProcess: () => this.#committer.writerProcess,
     });
@@ -191,6 +198,12 @@ export class PostgresEventStore implements EventStore {
   /** Reads the head now instead of at the next notification or poll. */
   refreshHead(): void {
     this.#watch.check();
+  }
+
+  #takeNotice(notice: Notice): void {
+    if ("head" in notice) return this.#advance(notice.head);
+    this.#tail.add(notice.first, notice.events);
+    this.#advance(notice.first + notice.events.length);
   }
 
   #advance(seq: number): void {

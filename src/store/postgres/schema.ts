@@ -6,6 +6,7 @@ import type { PgPool } from "./pg_connection.ts";
 import { APPEND_FUNCTION } from "./append_function.ts";
 import { APPEND_FUNCTION_CHECKED } from "./append_function_checked.ts";
 import { APPEND_FUNCTION_CONSTRAINED } from "./append_function_constrained.ts";
+import { APPEND_FUNCTION_NOTICES } from "./append_function_notices.ts";
 import { CUSTOMERS_TABLE } from "./customers_table.ts";
 
 /** The most one migration may take, as the client waits for it. */
@@ -120,6 +121,8 @@ const MIGRATIONS: readonly string[] = [
   CUSTOMERS_TABLE,
   // Clean groups are written at once and refused by the unique constraints.
   APPEND_FUNCTION_CONSTRAINED,
+  // A group's events in as many notifications as they need.
+  APPEND_FUNCTION_NOTICES,
 ];
 
 /** The schema version this code needs. */

@@ -8,7 +8,7 @@ import { PostgresEventStore } from "../../../src/store/postgres/postgres_event_s
 import { NotifiedTail } from "../../../src/store/postgres/notified_tail.ts";
 import { createPool } from "../../../src/store/postgres/pg_connection.ts";
 import { eraseDeleted } from "../../../src/store/postgres/pg_retention.ts";
-import type { ReplayedEvent } from "../../../src/store/event_store.ts";
+import type { NewEvent, ReplayedEvent } from "../../../src/store/event_store.ts";
 import { createTestSchema } from "../../support/postgres.ts";
 import { created, deleted, ulid, updated } from "../../support/events.ts";
 
@@ -50,6 +50,49 @@ Deno.test("a replica serves another's group commits from their notifications, an
     assert.notEqual(notified, "waited", "the read waited for the locked table");
     assert.deepEqual(notified, [fromDatabase, fromDatabase]);
     assert.equal(fromDatabase.length, 5);
+  } finally {
+    await writer.close();
+    await follower.close();
+    await locker.end();
+    await schema.drop();
+  }
+});
+
+Deno.test("a group too large for one notification reaches another replica in several, without its reading the database", async () => {
+  const schema = await createTestSchema();
+  const writer = await PostgresEventStore.open(schema.url);
+  const follower = await PostgresEventStore.open(schema.url);
+  const locker = createPool(schema.url, 1, () => {});
+  try {
+    await writer.append([created(9)]);
+    await caughtUp(follower, writer.lastSeq);
+    const before = writer.lastSeq;
+    // Sixty events of over 300 bytes each: far more than 8000 bytes, in one group.
+    const large = Array.from({ length: 60 }, (_, i) => {
+      const event = created(100 + i);
+      return {
+        ...event,
+        data: { ...event.data!, metadata: { note: "ü".repeat(200) } },
+      } as NewEvent;
+    });
+    await writer.append(large);
+    assert.equal(writer.lastSeq, before + 60);
+    await caughtUp(follower, writer.lastSeq);
+    const client = await locker.connect();
+    await client.query("BEGIN; LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const notified = await Promise.race([
+      follower.readFrom(before, 100),
+      new Promise<"waited">((resolve) => timer = setTimeout(() => resolve("waited"), 1000)),
+    ]);
+    clearTimeout(timer);
+    await client.query("ROLLBACK");
+    client.release();
+    assert.notEqual(notified, "waited", "the follower read the locked table");
+    assert.deepEqual(
+      (notified as ReplayedEvent[]).map((e) => [e.seq, e.id, JSON.parse(e.dataJson!).metadata]),
+      large.map((e, i) => [before + 1 + i, e.id, { note: "ü".repeat(200) }]),
+    );
   } finally {
     await writer.close();
     await follower.close();
