@@ -32,7 +32,7 @@ export type Notice =
 /** The most bytes of one line of events: its notification stays under 8000. */
 const LINE_BYTES = 7600;
 const encoder = new TextEncoder();
-const ASCII = /^[\x00-\x7f]*$/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * The events of a group as its notifications carry them (append_function_notices.ts): lines of
@@ -56,7 +56,7 @@ export function noticeEvents(events: NewEvent[]): string {
         e.data === null ? null : e.dataJson ?? JSON.stringify(e.data),
       ] satisfies NotifiedEvent,
     );
-    const size = ASCII.test(row) ? row.length : encoder.encode(row).length;
+    const size = NON_ASCII.test(row) ? encoder.encode(row).length : row.length;
     if (line !== "" && bytes + size >= LINE_BYTES) {
       text += `${line}]\n`;
       line = "";
