@@ -42,16 +42,22 @@ export async function withSnapshotLock<T>(
 
 /**
  * Writes the source's state at its applied seq (captured at the call), unless a snapshot at that
- * seq or later exists; keeps the two newest. Resolves with the seq written, or undefined.
+ * seq or later exists, or one fewer than `recent` seqs before it; keeps the two newest. Resolves
+ * with the seq written, or undefined.
  */
-export function writeSnapshot(pool: PgPool, source: SnapshotSource): Promise<number | undefined> {
+export function writeSnapshot(
+  pool: PgPool,
+  source: SnapshotSource,
+  recent = 0,
+): Promise<number | undefined> {
   const seq = source.appliedSeq;
   const records = source.records();
   return withSnapshotLock(pool, async (client) => {
     const { rows } = await client.query<{ seq: string | null }>(
       "SELECT max(seq) AS seq FROM snapshots",
     );
-    if (Number(rows[0].seq ?? 0) >= seq) return undefined;
+    const newest = Number(rows[0].seq ?? 0);
+    if (newest >= seq || (newest > 0 && newest >= seq - recent)) return undefined;
     await insertSnapshot(client, seq, records, (record) => source.idOf(record));
     // Customers deleted after `seq` but before this commit are in the records: erased here.
     await client.query(ERASE_SNAPSHOT_RECORDS, [seq, Number.MAX_SAFE_INTEGER]);

@@ -176,7 +176,8 @@ export class PostgresMaintenance implements StoreMaintenance {
       const work = this.#wanted;
       this.#wanted = undefined;
       try {
-        await (work === "compact" ? this.compact() : this.#erase());
+        // Every replica counts the same events: a snapshot another wrote lately serves for all.
+        await (work === "compact" ? this.#compact(this.#options.snapshotEvery / 2) : this.#erase());
         this.#options.onOutcome?.(undefined);
       } catch (error) {
         this.#options.onOutcome?.(error);
@@ -192,13 +193,18 @@ export class PostgresMaintenance implements StoreMaintenance {
   }
 
   /** Erases deleted customers, writes a snapshot of the applied state, drops expired events. */
-  async compact(): Promise<void> {
+  compact(): Promise<void> {
+    return this.#compact(0);
+  }
+
+  /** compact(), but leaves the snapshot out when the newest is less than `recent` events old. */
+  async #compact(recent: number): Promise<void> {
     const seq = this.#source.appliedSeq;
     this.#compactedAt = this.#options.clock();
     // Commits during this compaction do not ask for another one until SNAPSHOT_EVERY more.
     this.#compactionSeq = seq;
     await this.#erase();
-    await writeSnapshot(this.#store.pool, this.#source);
+    await writeSnapshot(this.#store.pool, this.#source, recent);
     this.#snapshotSeq = seq;
     if (Number.isFinite(this.#options.retentionMs)) {
       await dropExpired(this.#store.pool, this.#options.retentionMs, this.#options.clock());
