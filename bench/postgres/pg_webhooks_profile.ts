@@ -54,7 +54,9 @@ try {
       `max ${sorted.at(-1)} ms (run started ${start})`,
   );
   const metrics = await (await fetch(`${address}/metrics`)).text();
-  console.log(metrics.split("\n").filter((line) => /^webhook_held|^process_cpu/.test(line)).join("\n"));
+  console.log(
+    metrics.split("\n").filter((line) => /^webhook_held|^process_cpu/.test(line)).join("\n"),
+  );
   await server.stop("SIGTERM");
   if (profile === "1") {
     const written = [...Deno.readDirSync(dir)].filter((e) => !before.has(e.name));
