@@ -1,9 +1,10 @@
 /**
  * The group commit's server-side function, fourth form: the third (append_function_constrained.ts)
  * with its notification split. `p_notice` holds the group's events in lines of `offset:[events]`
- * (a line without an offset starts the group), each line one notification, so that a group too
+ * (offset from the group's first event), each line one notification, so that a group too
  * large for one still reaches other replicas without their reading it back; a line that would not
- * fit (over 8000 bytes) ends them with the head. A third-form caller's single line still works.
+ * fit (over 8000 bytes), or none at all, ends them with the head. A third-form caller's single
+ * line (no offset) still works.
  */
 import { APPEND_FUNCTION_CONSTRAINED } from "./append_function_constrained.ts";
 
@@ -16,9 +17,13 @@ const ONE_NOTICE = `
     PERFORM pg_notify('customer_api_log', notice);`;
 
 const NOTICE_PER_LINE = `
-    told := p_notice IS NOT NULL;
+    told := coalesce(p_notice, '') <> '';
     FOREACH line IN ARRAY coalesce(string_to_array(p_notice, E'\\n'), '{}') LOOP
-      at := coalesce(nullif(rtrim(left(line, strpos(line, '[') - 1), ':'), '')::int, 0);
+      -- Only a caller of the third form sends a line without an offset, and only one.
+      at := CASE WHEN strpos(line, '[') > 1 THEN rtrim(left(line, strpos(line, '[') - 1), ':')::int
+        WHEN strpos(p_notice, E'\\n') = 0 THEN 0 END;
+      told := at IS NOT NULL;
+      EXIT WHEN NOT told;
       notice := '{"schema":' || to_json(current_schema())::text || ',"first":' || (head + at) ||
         ',"events":' || substr(line, strpos(line, '[')) || '}';
       told := octet_length(notice) < 8000;

@@ -71,11 +71,17 @@ export function noticeEvents(events: NewEvent[]): string {
 /** Parses a notification's payload; undefined for one that is not a commit's notice. */
 export function parseNotice(payload: string | undefined): Notice | undefined {
   if (payload === undefined || !payload.startsWith("{")) return undefined;
+  let notice: Partial<{ schema: unknown; first: unknown; events: unknown; head: unknown }>;
   try {
-    return JSON.parse(payload);
+    notice = JSON.parse(payload);
   } catch {
     return undefined;
   }
+  if (typeof notice.schema !== "string") return undefined;
+  if (typeof notice.head === "number") return notice as Notice;
+  return typeof notice.first === "number" && Array.isArray(notice.events)
+    ? notice as Notice
+    : undefined;
 }
 
 /**

@@ -26,8 +26,11 @@ export interface PostgresMaintenanceOptions {
   onRecoveryRetry?: (error: unknown) => void;
 }
 
-/** Background work: an erasure, or a compaction (which erases first). */
-type Work = "erase" | "compact";
+/**
+ * Background work: an erasure, or a compaction (which erases first), or one due by count, whose
+ * snapshot another replica's recent one may stand for (every replica counts the same events).
+ */
+type Work = "erase" | "compact" | "counted";
 
 /** The pause before failed background work is tried again. */
 const RETRY_MS = 5000;
@@ -134,10 +137,12 @@ export class PostgresMaintenance implements StoreMaintenance {
 
   /** A delete erases in the background; enough events or time since the last one compact. */
   noteCommit(event: { type: string }): void {
-    const due = this.#source.appliedSeq - this.#compactionSeq >= this.#options.snapshotEvery ||
-      this.#options.clock() - this.#compactedAt >= this.#options.compactEveryMs;
-    if (due) this.startCompaction();
-    else if (event.type === "customer.deleted") this.#request("erase");
+    // By time it always writes a snapshot: retention drops only what the older kept one covers.
+    if (this.#options.clock() - this.#compactedAt >= this.#options.compactEveryMs) {
+      this.startCompaction();
+    } else if (this.#source.appliedSeq - this.#compactionSeq >= this.#options.snapshotEvery) {
+      this.#request("counted");
+    } else if (event.type === "customer.deleted") this.#request("erase");
   }
 
   /**
@@ -167,7 +172,7 @@ export class PostgresMaintenance implements StoreMaintenance {
    * delete committed while an erasure or compaction ran is erased by the next, never skipped.
    */
   #request(work: Work): void {
-    if (work === "compact" || this.#wanted === undefined) this.#wanted = work;
+    if (this.#wanted === undefined || rank(work) > rank(this.#wanted)) this.#wanted = work;
     this.#running ??= this.#drain();
   }
 
@@ -176,8 +181,9 @@ export class PostgresMaintenance implements StoreMaintenance {
       const work = this.#wanted;
       this.#wanted = undefined;
       try {
-        // Every replica counts the same events: a snapshot another wrote lately serves for all.
-        await (work === "compact" ? this.#compact(this.#options.snapshotEvery / 2) : this.#erase());
+        await (work === "erase"
+          ? this.#erase()
+          : this.#compact(work === "counted" ? this.#options.snapshotEvery / 2 : 0));
         this.#options.onOutcome?.(undefined);
       } catch (error) {
         this.#options.onOutcome?.(error);
@@ -200,11 +206,19 @@ export class PostgresMaintenance implements StoreMaintenance {
   /** compact(), but leaves the snapshot out when the newest is less than `recent` events old. */
   async #compact(recent: number): Promise<void> {
     const seq = this.#source.appliedSeq;
+    const compactedAt = this.#compactedAt;
     this.#compactedAt = this.#options.clock();
     // Commits during this compaction do not ask for another one until SNAPSHOT_EVERY more.
     this.#compactionSeq = seq;
     await this.#erase();
-    await writeSnapshot(this.#store.pool, this.#source, recent);
+    const newest = await writeSnapshot(this.#store.pool, this.#source, recent);
+    if (newest < seq) {
+      // Another's recent snapshot stands for this one: the next is due SNAPSHOT_EVERY after it,
+      // the hourly one still comes (retention), and so does the one at shutdown.
+      this.#compactionSeq = newest;
+      this.#compactedAt = compactedAt;
+      return;
+    }
     this.#snapshotSeq = seq;
     if (Number.isFinite(this.#options.retentionMs)) {
       await dropExpired(this.#store.pool, this.#options.retentionMs, this.#options.clock());
@@ -234,4 +248,9 @@ export class PostgresMaintenance implements StoreMaintenance {
     this.#followCheck = undefined;
     await this.#running;
   }
+}
+
+/** Which of two pieces of work asked for runs: a compaction that must write wins. */
+function rank(work: Work): number {
+  return work === "compact" ? 2 : work === "counted" ? 1 : 0;
 }

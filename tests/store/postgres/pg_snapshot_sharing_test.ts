@@ -1,7 +1,8 @@
 /**
  * Replicas share snapshots: each counts the same events towards SNAPSHOT_EVERY, so a compaction
- * that falls due leaves the snapshot out while the newest (another replica's) is less than half
- * that many events old; a compaction asked for outright (shutdown, the CLI) always writes one.
+ * due by count leaves the snapshot out while the newest (another replica's) is less than half that
+ * many events old. One due by time still writes it (retention drops only what the older kept
+ * snapshot covers), and so does one at shutdown after a compaction left it out.
  */
 import assert from "node:assert/strict";
 import { monotonicFactory } from "ulid";
@@ -13,7 +14,7 @@ import { createTestSchema } from "../../support/postgres.ts";
 
 const context = { actor: "snapshot-test", requestId: "req-snapshot" };
 
-Deno.test("a compaction that falls due leaves out the snapshot while the newest is recent; one asked for writes it", async () => {
+Deno.test("a compaction due by count leaves out the snapshot while the newest is recent; one due by time, or at shutdown, writes it", async () => {
   const schema = await createTestSchema();
   const store = await PostgresEventStore.open(schema.url);
   try {
@@ -34,24 +35,33 @@ Deno.test("a compaction that falls due leaves out the snapshot while the newest 
     const snapshots = async () =>
       (await schema.query(`SELECT seq FROM ${schema.name}.snapshots ORDER BY seq`))
         .map((row) => Number(row.seq));
-    const dueCompaction = async () => {
-      const maintenance = new PostgresMaintenance(store, service.snapshots, options);
-      maintenance.startCompaction();
+    let now = Date.now();
+    const replica = () =>
+      new PostgresMaintenance(store, service.snapshots, { ...options, clock: () => now });
+    const due = async (maintenance: PostgresMaintenance) => {
+      maintenance.noteCommit({ type: "customer.created" });
       await maintenance.settle();
     };
 
     await create(1, 8);
-    await new PostgresMaintenance(store, service.snapshots, options).compact();
+    await replica().compact();
     assert.deepEqual(await snapshots(), [8]);
     await create(9, 12);
-    await dueCompaction(); // 12 − 8 < 10 / 2: the snapshot at 8 serves.
+    const leftOut = replica();
+    await due(leftOut); // Due by count (12 ≥ 10); 12 − 8 < 10 / 2: the snapshot at 8 stands.
     assert.deepEqual(await snapshots(), [8]);
+    await leftOut.compactIfChanged(); // At shutdown: written.
+    assert.deepEqual(await snapshots(), [8, 12]);
     await create(13, 14);
-    await dueCompaction(); // 14 − 8 ≥ 5: written.
-    assert.deepEqual(await snapshots(), [8, 14]);
-    await create(15, 15);
-    await new PostgresMaintenance(store, service.snapshots, options).compact();
-    assert.deepEqual(await snapshots(), [14, 15]);
+    await due(replica()); // 14 − 12 < 5: left out.
+    assert.deepEqual(await snapshots(), [8, 12]);
+    const hourly = replica();
+    now += 3_600_000;
+    await due(hourly); // Due by time: written, however recent the newest.
+    assert.deepEqual(await snapshots(), [12, 14]);
+    await create(15, 20);
+    await due(replica()); // 20 − 14 ≥ 5: written.
+    assert.deepEqual(await snapshots(), [14, 20]);
   } finally {
     await store.close();
     await schema.drop();
