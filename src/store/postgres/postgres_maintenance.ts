@@ -27,10 +27,11 @@ export interface PostgresMaintenanceOptions {
 }
 
 /**
- * Background work: an erasure, or a compaction (which erases first), or one due by count, whose
- * snapshot another replica's recent one may stand for (every replica counts the same events).
+ * Background work, each winning over those before it: an erasure, a compaction due by count (all
+ * replicas count the same events: another's recent snapshot may stand), a compaction.
  */
-type Work = "erase" | "compact" | "counted";
+const WORK = ["erase", "counted", "compact"] as const;
+type Work = typeof WORK[number];
 
 /** The pause before failed background work is tried again. */
 const RETRY_MS = 5000;
@@ -172,7 +173,7 @@ export class PostgresMaintenance implements StoreMaintenance {
    * delete committed while an erasure or compaction ran is erased by the next, never skipped.
    */
   #request(work: Work): void {
-    if (this.#wanted === undefined || rank(work) > rank(this.#wanted)) this.#wanted = work;
+    if (WORK.indexOf(work) >= WORK.indexOf(this.#wanted ?? work)) this.#wanted = work;
     this.#running ??= this.#drain();
   }
 
@@ -183,7 +184,7 @@ export class PostgresMaintenance implements StoreMaintenance {
       try {
         await (work === "erase"
           ? this.#erase()
-          : this.#compact(work === "counted" ? this.#options.snapshotEvery / 2 : 0));
+          : this.compact(work === "counted" ? this.#options.snapshotEvery / 2 : 0));
         this.#options.onOutcome?.(undefined);
       } catch (error) {
         this.#options.onOutcome?.(error);
@@ -198,13 +199,11 @@ export class PostgresMaintenance implements StoreMaintenance {
     this.#running = undefined;
   }
 
-  /** Erases deleted customers, writes a snapshot of the applied state, drops expired events. */
-  compact(): Promise<void> {
-    return this.#compact(0);
-  }
-
-  /** compact(), but leaves the snapshot out when the newest is less than `recent` events old. */
-  async #compact(recent: number): Promise<void> {
+  /**
+   * Erases deleted customers, writes a snapshot of the applied state (none while the newest is
+   * less than `recent` events old), drops expired events.
+   */
+  async compact(recent = 0): Promise<void> {
     const seq = this.#source.appliedSeq;
     const compactedAt = this.#compactedAt;
     this.#compactedAt = this.#options.clock();
@@ -248,9 +247,4 @@ export class PostgresMaintenance implements StoreMaintenance {
     this.#followCheck = undefined;
     await this.#running;
   }
-}
-
-/** Which of two pieces of work asked for runs: a compaction that must write wins. */
-function rank(work: Work): number {
-  return work === "compact" ? 2 : work === "counted" ? 1 : 0;
 }
