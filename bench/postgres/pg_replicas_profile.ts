@@ -7,14 +7,11 @@
  * LOADED replicas take the creates (all by default; with 1, the others only follow), over CLIENTS
  * connections in all (64 by default); replica PROFILED (from 0) runs under the profiler.
  */
-import { SignJWT } from "jose";
-import { createPool } from "../../src/store/postgres/pg_connection.ts";
 import { spawnServer } from "../support/server_process.ts";
-import { randomSecret } from "../support/service_token.ts";
 import { cpuSeconds } from "../support/child_processes.ts";
 import { runWrk } from "../support/wrk.ts";
 import { printRequestProfile } from "../http/http_profile.ts";
-import { DATABASE_URL } from "./postgres_bench.ts";
+import { withProfileSchema } from "./profile_schema.ts";
 
 const [
   dir = await Deno.makeTempDir({ prefix: "pg-replicas-" }),
@@ -25,62 +22,55 @@ const [
   profiled = "0",
 ] = Deno.args;
 const SCRIPT = decodeURIComponent(new URL("../support/workload.lua", import.meta.url).pathname);
-const schema = `bench_replicas_${Date.now()}`;
-const admin = createPool(DATABASE_URL, 1, () => {});
-const dataDir = await Deno.makeTempDir({ prefix: "pg-replicas-data-" });
-await admin.query(`CREATE SCHEMA ${schema}`);
-try {
-  const secret = randomSecret();
-  const token = await new SignJWT({ scope: "customers:read customers:write" })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" }).setSubject("bench").setIssuedAt()
-    .setExpirationTime("1h").sign(new TextEncoder().encode(secret));
-  const url = new URL(DATABASE_URL);
-  url.searchParams.set("options", `-c search_path=${schema}`);
-  await Deno.mkdir(dir, { recursive: true });
-  const before = new Set([...Deno.readDirSync(dir)].map((entry) => entry.name));
-  const servers = [];
-  for (let i = 0; i < Number(count); i++) {
-    servers.push(
-      spawnServer(dataDir, i === Number(profiled) ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [], {
-        DATABASE_URL: url.toString(),
-        JWT_SECRET: secret,
-      }),
+const scope = "customers:read customers:write";
+await withProfileSchema(
+  "replicas",
+  dir,
+  scope,
+  async ({ url, secret, token, dataDir, newProfile }) => {
+    const servers = [];
+    for (let i = 0; i < Number(count); i++) {
+      servers.push(
+        spawnServer(
+          dataDir,
+          i === Number(profiled) ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [],
+          {
+            DATABASE_URL: url,
+            JWT_SECRET: secret,
+          },
+        ),
+      );
+    }
+    const urls: string[] = [], pids: number[] = [];
+    for (const server of servers) {
+      urls.push((await server.waitFor("ready", 60_000)).fields.url as string);
+      pids.push((await server.waitFor("listening")).fields.pid as number);
+    }
+    const drive = (tag: string, seconds: number) =>
+      Promise.all(
+        urls.slice(0, Number(loaded)).map((address, i, loadedUrls) =>
+          runWrk({
+            url: address,
+            script: SCRIPT,
+            args: ["post", "/api/customers", "-", token, `${tag}r${i}`],
+            seconds,
+            connections: Math.floor(Number(clients) / loadedUrls.length) +
+              (i < Number(clients) % loadedUrls.length ? 1 : 0),
+          })
+        ),
+      );
+    await drive("warm", 2);
+    const cpu = await Promise.all(pids.map(cpuSeconds));
+    const results = await drive("run", Number(seconds));
+    const used = (await Promise.all(pids.map(cpuSeconds))).map((c, i) => c - cpu[i]);
+    const requests = results.reduce((sum, r) => sum + r.requests, 0);
+    console.log(
+      `${Math.round(results.reduce((s, r) => s + r.rps, 0))} creates/s over ${urls.length}, p99 ` +
+        `${Math.max(...results.map((r) => r.p99Ms))} ms; CPU per create (all creates): ` +
+        used.map((u) => `${Math.round((u / requests) * 1e6)} µs`).join(", ") +
+        ` (replica ${profiled} profiled)`,
     );
-  }
-  const urls: string[] = [], pids: number[] = [];
-  for (const server of servers) {
-    urls.push((await server.waitFor("ready", 60_000)).fields.url as string);
-    pids.push((await server.waitFor("listening")).fields.pid as number);
-  }
-  const drive = (tag: string, seconds: number) =>
-    Promise.all(
-      urls.slice(0, Number(loaded)).map((address, i, loadedUrls) =>
-        runWrk({
-          url: address,
-          script: SCRIPT,
-          args: ["post", "/api/customers", "-", token, `${tag}r${i}`],
-          seconds,
-          connections: Math.floor(Number(clients) / loadedUrls.length) +
-            (i < Number(clients) % loadedUrls.length ? 1 : 0),
-        })
-      ),
-    );
-  await drive("warm", 2);
-  const cpu = await Promise.all(pids.map(cpuSeconds));
-  const results = await drive("run", Number(seconds));
-  const used = (await Promise.all(pids.map(cpuSeconds))).map((c, i) => c - cpu[i]);
-  const requests = results.reduce((sum, r) => sum + r.requests, 0);
-  console.log(
-    `${Math.round(results.reduce((s, r) => s + r.rps, 0))} creates/s over ${urls.length}, p99 ` +
-      `${Math.max(...results.map((r) => r.p99Ms))} ms; CPU per create (all creates): ` +
-      used.map((u) => `${Math.round((u / requests) * 1e6)} µs`).join(", ") +
-      ` (replica ${profiled} profiled)`,
-  );
-  await Promise.all(servers.map((server) => server.stop("SIGTERM")));
-  const written = [...Deno.readDirSync(dir)].filter((e) => !before.has(e.name));
-  await printRequestProfile(`${dir}/${written[0].name}`);
-} finally {
-  await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-  await admin.end();
-  await Deno.remove(dataDir, { recursive: true });
-}
+    await Promise.all(servers.map((server) => server.stop("SIGTERM")));
+    await printRequestProfile(newProfile());
+  },
+);
