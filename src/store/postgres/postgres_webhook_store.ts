@@ -9,6 +9,7 @@ import {
 import { type ConnectionLimits, createPool, type PgPool } from "./pg_connection.ts";
 import { migrate } from "./schema.ts";
 import { LazyWrites } from "./lazy_writes.ts";
+import { AttemptTrims } from "./attempt_trims.ts";
 import {
   attemptOf,
   type AttemptRow,
@@ -17,6 +18,7 @@ import {
   endpointOf,
   type EndpointRow,
   INSERT_ATTEMPTS,
+  newestAttempts,
   PUT,
   putValues,
   REMOVE,
@@ -60,6 +62,7 @@ export class PostgresWebhookStore implements WebhookStore {
   #closed = false;
   /** Counts this process's puts and removes, so a reload racing one does not undo it. */
   #writes = 0;
+  #trims = new AttemptTrims();
   /** Names this process in the deliveries log. */
   readonly holder: string;
 
@@ -146,6 +149,7 @@ export class PostgresWebhookStore implements WebhookStore {
     }
     this.#writes++;
     this.#state.remove(id);
+    this.#trims.forget(id);
   }
 
   checkpoint(id: string, lastSeq: number): Promise<void> {
@@ -212,9 +216,18 @@ export class PostgresWebhookStore implements WebhookStore {
       await this.#query(CHECKPOINTS, [[...checkpoints.keys()], [...checkpoints.values()]]);
     }
     if (attempts.length > 0) {
-      const ids = [...new Set(attempts.map((a) => a.endpoint_id))];
-      await this.#query(INSERT_ATTEMPTS, [JSON.stringify(attempts), this.holder]);
-      await this.#query(TRIM_ATTEMPTS, [ids]);
+      const { rows } = await this.#query<{ endpoint_id: string; n: string }>(INSERT_ATTEMPTS, [
+        JSON.stringify(newestAttempts(attempts)),
+        this.holder,
+      ]);
+      const trims = this.#trims.inserted(rows);
+      if (trims.length > 0) {
+        await this.#query(TRIM_ATTEMPTS, [
+          trims.map((trim) => trim.id),
+          trims.map((trim) => trim.after),
+          trims.map((trim) => trim.upto),
+        ]);
+      }
     }
     for (const [id, seq] of checkpoints) this.#state.checkpoint(id, seq);
     for (const { endpoint_id, ...attempt } of attempts) {

@@ -75,7 +75,10 @@ export const CHECKPOINTS = `UPDATE webhook_endpoints w SET last_seq = c.seq
   FROM unnest($1::text[], $2::bigint[]) AS c(id, seq)
   WHERE w.id = c.id AND w.last_seq < c.seq`;
 
-/** Attempts in their given order; those of an endpoint removed meanwhile are dropped. */
+/**
+ * Attempts in their given order; those of an endpoint removed meanwhile are dropped. Answers the
+ * endpoint and n of each row.
+ */
 export const INSERT_ATTEMPTS =
   `INSERT INTO webhook_attempts (endpoint_id, seq, event_type, attempt, at,
     status_code, error, duration_ms, next_attempt_at, sent_by)
@@ -85,13 +88,25 @@ export const INSERT_ATTEMPTS =
     jsonb_to_record(x.doc) AS a(endpoint_id text, seq bigint, event_type text, attempt integer,
       at text, status_code integer, error text, duration_ms double precision, next_attempt_at text)
   WHERE EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = a.endpoint_id)
-  ORDER BY x.ord`;
+  ORDER BY x.ord
+  RETURNING endpoint_id, n`;
 
-/** Drops the attempts of the endpoints in $1 beyond their newest ATTEMPTS_KEPT. */
-export const TRIM_ATTEMPTS = `DELETE FROM webhook_attempts a USING (
-    SELECT endpoint_id, n, row_number() OVER (PARTITION BY endpoint_id ORDER BY n DESC) AS newest
-    FROM webhook_attempts WHERE endpoint_id = ANY($1::text[])) old
-  WHERE old.newest > ${ATTEMPTS_KEPT} AND a.endpoint_id = old.endpoint_id AND a.n = old.n`;
+/** Drops each endpoint's attempts with n in ($2, $3] (AttemptTrims decides where). */
+export const TRIM_ATTEMPTS = `DELETE FROM webhook_attempts a
+  USING unnest($1::text[], $2::bigint[], $3::bigint[]) AS c(id, after, upto)
+  WHERE a.endpoint_id = c.id AND a.n > c.after AND a.n <= c.upto`;
+
+/** Each endpoint's newest ATTEMPTS_KEPT of `attempts`, in order: older ones would be trimmed. */
+export function newestAttempts<A extends { endpoint_id: string }>(attempts: A[]): A[] {
+  const left = new Map<string, number>();
+  const kept: A[] = [];
+  for (let i = attempts.length - 1; i >= 0; i--) {
+    const id = attempts[i].endpoint_id;
+    const count = left.get(id) ?? 0;
+    if (count < ATTEMPTS_KEPT) left.set(id, count + 1), kept.push(attempts[i]);
+  }
+  return kept.reverse();
+}
 
 /**
  * Writes endpoints with their deliveries logs (newest first, as attempts() gives them) through

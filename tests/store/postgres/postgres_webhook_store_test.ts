@@ -98,3 +98,37 @@ Deno.test("postgres webhook store: a checkpoint or attempt written during a flus
     await schema.drop();
   }
 });
+
+Deno.test("postgres webhook store: replicas taking turns at an endpoint trim its log to a bound and keep the newest", async () => {
+  const schema = await createTestSchema();
+  try {
+    const a = await PostgresWebhookStore.open(schema.url, { holder: "replica-a" });
+    const b = await PostgresWebhookStore.open(schema.url, { holder: "replica-b" });
+    await a.put(endpoint(1));
+    await b.refresh();
+    // The lease moves between them: each writes 80 attempts in turn, seqs in the order written.
+    let seq = 0;
+    for (let turn = 0; turn < 6; turn++) {
+      const store = turn % 2 === 0 ? a : b;
+      await Promise.all(
+        Array.from({ length: 80 }, () => store.recordAttempt(ulid(1), attempt(++seq))),
+      );
+    }
+    const [counts] = await schema.query(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE seq > ${seq - 100})::int AS newest
+       FROM ${schema.name}.webhook_attempts`,
+    );
+    assert.equal(counts.newest, 100, "the newest 100 attempts are kept");
+    // Each replica cuts below its own newest 100: another's older rows go with them.
+    assert.ok(Number(counts.n) <= 2 * 100 + 80, `${counts.n} rows kept`);
+    await a.refresh(ulid(1));
+    assert.deepEqual(
+      a.attempts(ulid(1)).map((kept) => kept.seq),
+      Array.from({ length: 100 }, (_, i) => seq - i),
+    );
+    await a.close();
+    await b.close();
+  } finally {
+    await schema.drop();
+  }
+});
