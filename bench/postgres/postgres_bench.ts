@@ -232,7 +232,6 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
               burst: () => burst(hooked.urls[0], token, seconds, `hook${r}${Math.random()}`),
             },
             r,
-            r % 2 === 0,
           ),
         );
         await stop(hooked);

@@ -1,14 +1,16 @@
 /**
  * The webhook pair of the PostgreSQL benchmark, on one replica with 10 endpoints on a loopback
- * receiver: closed-loop creates with no endpoint and with 10 (in alternating order), the burst's
- * own deliveries timed from commit to arrival as they happen, and creates paced at a rate the
- * endpoints can take, whose deliveries are timed the same way.
+ * receiver: closed-loop creates with no endpoint, with 10, and with none again (the "on" burst is
+ * judged against the mean of the two around it, so what each burst leaves behind weighs on both
+ * sides alike), the burst's own deliveries timed from commit to arrival as they happen, and creates
+ * paced at a rate the endpoints can take, whose deliveries are timed the same way.
  */
 import { paced, register, unregister, withReceiver } from "../webhooks/webhook_load.ts";
 import type { WrkResult } from "../support/wrk.ts";
 
 /** One round's figures. */
 export interface WebhookRound {
+  /** The mean of the bursts before and after "on". */
   off: number;
   on: number;
   /** Commit-to-arrival latencies (ms) of the deliveries of the "on" burst's events. */
@@ -31,12 +33,8 @@ export interface WebhookTarget {
   burst: () => Promise<WrkResult>;
 }
 
-/** One round: off and on in the order given, then the paced run; deliveries drained after each. */
-export async function webhookRound(
-  target: WebhookTarget,
-  round: number,
-  offFirst: boolean,
-): Promise<WebhookRound> {
+/** One round: off, on, off, then the paced run; deliveries drained after each. */
+export async function webhookRound(target: WebhookTarget, round: number): Promise<WebhookRound> {
   const { url, token, endpoints, rate, seconds } = target;
   let off = 0, on = 0, complete = false;
   const report = await withReceiver(async (port) => {
@@ -46,8 +44,9 @@ export async function webhookRound(
       await settle(url);
       await unregister(url, token, ids);
     };
-    if (offFirst) off = (await target.burst()).rps, await withEndpoints();
-    else await withEndpoints(), off = (await target.burst()).rps;
+    const before = (await target.burst()).rps;
+    await withEndpoints();
+    off = (before + (await target.burst()).rps) / 2;
     const ids = await register(url, token, endpoints, port, `p${round}-`);
     await paced(url, token, rate, seconds);
     await settle(url);
