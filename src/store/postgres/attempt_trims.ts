@@ -17,7 +17,7 @@ export class AttemptTrims {
   /** Per endpoint: the n of its newest inserted attempts (ascending), and where its last trim ended. */
   #logs = new Map<string, { ns: number[]; after: number }>();
 
-  /** Notes inserted attempts (their endpoint and n); answers the trims they make due. */
+  /** Notes inserted attempts (their endpoint and n); answers the trims they make due (see done). */
   inserted(rows: readonly { endpoint_id: string; n: string | number }[]): Trim[] {
     const touched = new Set<string>();
     for (const row of rows) {
@@ -34,9 +34,16 @@ export class AttemptTrims {
       const upto = log.ns[log.ns.length - ATTEMPTS_KEPT - 1];
       log.ns = log.ns.slice(-ATTEMPTS_KEPT);
       trims.push({ id, after: log.after, upto });
-      log.after = upto;
     }
     return trims;
+  }
+
+  /** The trims ran: the next of each endpoint starts where this one ended (a failed one is redone). */
+  done(trims: readonly Trim[]): void {
+    for (const { id, upto } of trims) {
+      const log = this.#logs.get(id);
+      if (log !== undefined && upto > log.after) log.after = upto;
+    }
   }
 
   /** Forgets an endpoint (removed). */

@@ -227,6 +227,7 @@ export class PostgresWebhookStore implements WebhookStore {
           trims.map((trim) => trim.after),
           trims.map((trim) => trim.upto),
         ]);
+        this.#trims.done(trims);
       }
     }
     for (const [id, seq] of checkpoints) this.#state.checkpoint(id, seq);

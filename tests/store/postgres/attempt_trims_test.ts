@@ -10,16 +10,26 @@ Deno.test("attempt trims: none until an endpoint has more than ATTEMPTS_KEPT, th
   const trims = new AttemptTrims();
   assert.deepEqual(trims.inserted(rows("a", 1, ATTEMPTS_KEPT)), []);
   // Rows come back in any order: the cut is by n.
-  assert.deepEqual(trims.inserted(rows("a", ATTEMPTS_KEPT + 1, 30).reverse()), [
-    { id: "a", after: 0, upto: 30 },
-  ]);
+  const due = trims.inserted(rows("a", ATTEMPTS_KEPT + 1, 30).reverse());
+  assert.deepEqual(due, [{ id: "a", after: 0, upto: 30 }]);
+  trims.done(due);
 });
 
 Deno.test("attempt trims: each trim starts where the endpoint's last one ended", () => {
   const trims = new AttemptTrims();
-  trims.inserted(rows("a", 1, 150));
-  assert.deepEqual(trims.inserted(rows("a", 151, 20)), [{ id: "a", after: 50, upto: 70 }]);
+  trims.done(trims.inserted(rows("a", 1, 150)));
+  const due = trims.inserted(rows("a", 151, 20));
+  assert.deepEqual(due, [{ id: "a", after: 50, upto: 70 }]);
+  trims.done(due);
   assert.deepEqual(trims.inserted(rows("a", 400, 1)), [{ id: "a", after: 70, upto: 71 }]);
+});
+
+Deno.test("attempt trims: a trim that did not run is redone from where the last one that ran ended", () => {
+  const trims = new AttemptTrims();
+  trims.done(trims.inserted(rows("a", 1, 150)));
+  // This one failed (done is not called): the next starts at 50 again and goes further.
+  assert.deepEqual(trims.inserted(rows("a", 151, 20)), [{ id: "a", after: 50, upto: 70 }]);
+  assert.deepEqual(trims.inserted(rows("a", 171, 5)), [{ id: "a", after: 50, upto: 75 }]);
 });
 
 Deno.test("attempt trims: endpoints are cut apart, and a forgotten one starts again from 0", () => {
@@ -29,10 +39,9 @@ Deno.test("attempt trims: endpoints are cut apart, and a forgotten one starts ag
     endpoint_id: i % 2 === 0 ? "a" : "b",
     n: i + 1,
   }));
-  assert.deepEqual(trims.inserted(both), [
-    { id: "a", after: 0, upto: 39 },
-    { id: "b", after: 0, upto: 40 },
-  ]);
+  const due = trims.inserted(both);
+  assert.deepEqual(due, [{ id: "a", after: 0, upto: 39 }, { id: "b", after: 0, upto: 40 }]);
+  trims.done(due);
   trims.forget("a");
   assert.deepEqual(trims.inserted(rows("a", 1000, ATTEMPTS_KEPT + 1)), [
     { id: "a", after: 0, upto: 1000 },
