@@ -37,16 +37,22 @@ export interface WebhookTarget {
 export async function webhookRound(target: WebhookTarget, round: number): Promise<WebhookRound> {
   const { url, token, endpoints, rate, seconds } = target;
   let off = 0, on = 0, complete = false;
+  // wrk stops with creates under way: they commit after it, and must not reach the next endpoints.
+  const burst = async () => {
+    const { rps } = await target.burst();
+    await quiet(url);
+    return rps;
+  };
   const report = await withReceiver(async (port) => {
     const withEndpoints = async () => {
       const ids = await register(url, token, endpoints, port, `b${round}-`);
-      on = (await target.burst()).rps;
+      on = await burst();
       await settle(url);
       await unregister(url, token, ids);
     };
-    const before = (await target.burst()).rps;
+    const before = await burst();
     await withEndpoints();
-    off = (before + (await target.burst()).rps) / 2;
+    off = (before + await burst()) / 2;
     const ids = await register(url, token, endpoints, port, `p${round}-`);
     await paced(url, token, rate, seconds);
     await settle(url);
@@ -66,6 +72,20 @@ export async function webhookRound(target: WebhookTarget, round: number): Promis
     paced: report.latencies[`/p${round}`] ?? [],
     complete,
   };
+}
+
+/** Waits until no event was appended for 100 ms (at most ten seconds). */
+async function quiet(url: string): Promise<void> {
+  const appended = async () =>
+    (await (await fetch(`${url}/metrics`)).text()).match(/^events_appended_total ([0-9]+)$/m)?.[1];
+  const until = performance.now() + 10_000;
+  for (let last = await appended(); performance.now() < until;) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = await appended();
+    if (now === last) return;
+    last = now;
+  }
+  throw new Error("postgres: creates were still being appended ten seconds after the burst");
 }
 
 /** Waits until no endpoint has a backlog (at most three minutes: a burst of 64 clients leaves one). */
