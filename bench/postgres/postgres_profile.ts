@@ -1,7 +1,8 @@
 /**
  * Where a write's time goes on PostgreSQL, over one measured window: CPU seconds of the servers
  * and of their PostgreSQL backends (from /proc/<pid>/stat), and the group-commit counters the
- * servers expose on /metrics (groups, events, round trips, pool and lock waits, commit time).
+ * servers expose on /metrics (groups, events, round trips, pool and lock waits, commit time), and
+ * how much of the machine's CPU stayed idle (from /proc/stat): near none, the setup is CPU-bound.
  */
 import { cpuSeconds } from "../support/child_processes.ts";
 import type { PgPool } from "../../src/store/postgres/pg_connection.ts";
@@ -12,6 +13,18 @@ export interface Profile {
   serverCpu: number;
   backendCpu: number;
   counters: Record<string, number>;
+  /** Jiffies of every core over the window: all of them, and those idle (or waiting for I/O). */
+  machine: { total: number; idle: number };
+}
+
+/** The machine's CPU jiffies so far (the first line of /proc/stat; read by `cat`, as Deno reads
+ * /proc files only with every permission). */
+async function machineJiffies(): Promise<{ total: number; idle: number }> {
+  const { stdout } = await new Deno.Command("cat", { args: ["/proc/stat"], stdout: "piped" })
+    .output();
+  const [, ...fields] = new TextDecoder().decode(stdout).split("\n")[0].trim().split(/\s+/);
+  const values = fields.map(Number);
+  return { total: values.reduce((sum, v) => sum + v, 0), idle: values[3] + values[4] };
 }
 
 const COUNTERS = [
@@ -42,7 +55,7 @@ async function snapshot(admin: PgPool, application: string, pids: number[], urls
       counters[name] += Number(line?.[1] ?? NaN);
     }
   }
-  return { backends, serverCpu, counters };
+  return { backends, serverCpu, counters, machine: await machineJiffies() };
 }
 
 /** Starts a window; the function returned ends it, given the writes answered meanwhile. */
@@ -63,7 +76,17 @@ export async function startProfile(
     const counters = Object.fromEntries(
       COUNTERS.map((name) => [name, after.counters[name] - before.counters[name]]),
     );
-    return { writes, serverCpu: after.serverCpu - before.serverCpu, backendCpu, counters };
+    const machine = {
+      total: after.machine.total - before.machine.total,
+      idle: after.machine.idle - before.machine.idle,
+    };
+    return {
+      writes,
+      serverCpu: after.serverCpu - before.serverCpu,
+      backendCpu,
+      counters,
+      machine,
+    };
   };
 }
 
@@ -74,7 +97,8 @@ export function describeProfile(profile: Profile): string[] {
   const ms = (seconds: number, per: number) => `${((seconds / per) * 1000).toFixed(2)} ms`;
   return [
     `CPU per write: service ${us(profile.serverCpu, writes)}, ` +
-    `PostgreSQL backends ${us(profile.backendCpu, writes)}`,
+    `PostgreSQL backends ${us(profile.backendCpu, writes)}; machine CPU idle ` +
+    `${Math.round((profile.machine.idle / profile.machine.total) * 100)} %`,
     `groups: ${c.groups}, ${(c.group_events / c.groups).toFixed(1)} events and ` +
     `${(c.round_trips / c.groups).toFixed(2)} round trips per group`,
     `per group: pool wait ${ms(c.pool_wait_seconds, c.groups)}, ` +
@@ -85,9 +109,17 @@ export function describeProfile(profile: Profile): string[] {
 
 /** The profiles of several windows as one. */
 export function sumProfiles(profiles: Profile[]): Profile {
-  const total: Profile = { writes: 0, serverCpu: 0, backendCpu: 0, counters: {} };
+  const total: Profile = {
+    writes: 0,
+    serverCpu: 0,
+    backendCpu: 0,
+    counters: {},
+    machine: { total: 0, idle: 0 },
+  };
   for (const profile of profiles) {
     total.writes += profile.writes;
+    total.machine.total += profile.machine.total;
+    total.machine.idle += profile.machine.idle;
     total.serverCpu += profile.serverCpu;
     total.backendCpu += profile.backendCpu;
     for (const [name, value] of Object.entries(profile.counters)) {
