@@ -17,8 +17,10 @@ export interface Profile {
   machine: { total: number; idle: number };
 }
 
-/** The machine's CPU jiffies so far (the first line of /proc/stat; read by `cat`, as Deno reads
- * /proc files only with every permission). */
+/**
+ * The machine's CPU jiffies so far: the first line of /proc/stat, read by `cat` (Deno reads that
+ * file only with every permission).
+ */
 async function machineJiffies(): Promise<{ total: number; idle: number }> {
   const { stdout } = await new Deno.Command("cat", { args: ["/proc/stat"], stdout: "piped" })
     .output();

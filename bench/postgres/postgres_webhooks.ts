@@ -76,8 +76,12 @@ export async function webhookRound(target: WebhookTarget, round: number): Promis
 
 /** Waits until no event was appended for 100 ms (at most ten seconds). */
 async function quiet(url: string): Promise<void> {
-  const appended = async () =>
-    (await (await fetch(`${url}/metrics`)).text()).match(/^events_appended_total ([0-9]+)$/m)?.[1];
+  const appended = async () => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const count = /^events_appended_total ([0-9]+)$/m.exec(text)?.[1];
+    if (count === undefined) throw new Error("postgres: /metrics has no events_appended_total");
+    return count;
+  };
   const until = performance.now() + 10_000;
   for (let last = await appended(); performance.now() < until;) {
     await new Promise((resolve) => setTimeout(resolve, 100));
