@@ -24,7 +24,7 @@ import {
 import { type WebhookRound, webhookRound } from "./postgres_webhooks.ts";
 import { measureLag } from "./replica_lag.ts";
 import { type ServerProcess, spawnServer } from "../support/server_process.ts";
-import { cpuSeconds } from "../support/child_processes.ts";
+import { cpuSeconds, statTicks } from "../support/child_processes.ts";
 import { randomSecret } from "../support/service_token.ts";
 import { ensureWrk, runWrk, type WrkResult } from "../support/wrk.ts";
 
@@ -344,10 +344,10 @@ async function backendCpuRate(admin: PgPool, application: string, seconds: numbe
       stdout: "piped",
       stderr: "null",
     }).output();
+    // A backend gone meanwhile fails `cat`, which still prints the others.
     let ticks = 0;
     for (const line of new TextDecoder().decode(stdout).split("\n").filter(Boolean)) {
-      const fields = line.split(") ")[1].split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
+      ticks += statTicks(line);
     }
     return { sum: ticks / 100, at: performance.now() };
   };

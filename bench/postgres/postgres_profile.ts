@@ -4,7 +4,7 @@
  * servers expose on /metrics (groups, events, round trips, pool and lock waits, commit time), and
  * how much of the machine's CPU stayed idle (from /proc/stat): near none, the setup is CPU-bound.
  */
-import { cpuSeconds } from "../support/child_processes.ts";
+import { cpuSeconds, machineJiffies } from "../support/child_processes.ts";
 import type { PgPool } from "../../src/store/postgres/pg_connection.ts";
 
 /** The counters of one window, summed over the servers. */
@@ -15,18 +15,6 @@ export interface Profile {
   counters: Record<string, number>;
   /** Jiffies of every core over the window: all of them, and those idle (or waiting for I/O). */
   machine: { total: number; idle: number };
-}
-
-/**
- * The machine's CPU jiffies so far: the first line of /proc/stat, read by `cat` (Deno reads that
- * file only with every permission).
- */
-async function machineJiffies(): Promise<{ total: number; idle: number }> {
-  const { stdout } = await new Deno.Command("cat", { args: ["/proc/stat"], stdout: "piped" })
-    .output();
-  const [, ...fields] = new TextDecoder().decode(stdout).split("\n")[0].trim().split(/\s+/);
-  const values = fields.map(Number);
-  return { total: values.reduce((sum, v) => sum + v, 0), idle: values[3] + values[4] };
 }
 
 const COUNTERS = [

@@ -125,23 +125,38 @@ export class ChildGroup {
 }
 
 /**
- * CPU seconds (user + system, all threads) a process has used so far, from /proc/<pid>/stat;
- * NaN where there is no /proc. Read through `cat`: Deno grants /proc/<pid> only with --allow-all.
+ * The text of /proc files, one after the other, or undefined when one cannot be read (no /proc, a
+ * process gone). Read through `cat`: Deno grants /proc only with --allow-all.
  */
+export async function procText(...paths: string[]): Promise<string | undefined> {
+  const output = await new Deno.Command("cat", {
+    args: paths,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).output().catch(() => undefined);
+  return output?.success ? new TextDecoder().decode(output.stdout) : undefined;
+}
+
+/** CPU ticks (user + system, all threads) of a line of /proc/<pid>/stat. */
+export function statTicks(line: string): number {
+  // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+  const fields = line.split(") ")[1].split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** CPU seconds a process has used so far, from /proc/<pid>/stat; NaN where there is none. */
 export async function cpuSeconds(pid: number): Promise<number> {
-  try {
-    const { success, stdout } = await new Deno.Command("cat", {
-      args: [`/proc/${pid}/stat`],
-      stdout: "piped",
-      stderr: "null",
-    }).output();
-    if (!success) return NaN;
-    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
-    const fields = new TextDecoder().decode(stdout).split(") ")[1].split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return NaN;
-  }
+  const text = await procText(`/proc/${pid}/stat`);
+  return text === undefined ? NaN : statTicks(text) / CLOCK_TICKS;
+}
+
+/** The machine's CPU jiffies so far, all of them and those idle or waiting for I/O (/proc/stat). */
+export async function machineJiffies(): Promise<{ total: number; idle: number }> {
+  const text = await procText("/proc/stat");
+  if (text === undefined) return { total: NaN, idle: NaN };
+  const values = text.split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+  return { total: values.reduce((sum, v) => sum + v, 0), idle: values[3] + values[4] };
 }
 
 /** USER_HZ: Linux reports CPU times in 1/100 s on every common architecture. */

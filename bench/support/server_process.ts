@@ -1,6 +1,7 @@
 /** The real server as a child process, with its JSON log lines timed as they arrive. */
 import { MAIN_MODULE, runArgs } from "../../src/cli/server_command.ts";
 import { loadConfig } from "../../src/config.ts";
+import { procText } from "./child_processes.ts";
 
 const REPO_ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname);
 /** Any 32+ byte secret, for benchmarks that send no requests (others mint tokens for it). */
@@ -152,9 +153,9 @@ async function procStatus(pid: number): Promise<string> {
   } catch (error) {
     if (!(error instanceof Deno.errors.NotCapable)) throw error;
   }
-  const output = await new Deno.Command("cat", { args: [path], stdin: "null" }).output();
-  if (!output.success) throw new Error(`Could not read "${path}"`);
-  return new TextDecoder().decode(output.stdout);
+  const text = await procText(path);
+  if (text === undefined) throw new Error(`Could not read "${path}"`);
+  return text;
 }
 
 /** Calls onLine for every line of a byte stream; resolves at its end. */

@@ -14,6 +14,7 @@
  */
 import { SignJWT } from "jose";
 import { SECRET } from "../support/server_process.ts";
+import { procText } from "../support/child_processes.ts";
 import { printRequestProfile } from "../http/http_profile.ts";
 import {
   closedLoop,
@@ -223,7 +224,5 @@ async function profiled(
 
 /** The 1-minute load average, from `cat` (Deno reads /proc only with --allow-all). */
 async function loadAverage(): Promise<string> {
-  const output = await new Deno.Command("cat", { args: ["/proc/loadavg"], stdin: "null" }).output()
-    .catch(() => undefined);
-  return output?.success ? new TextDecoder().decode(output.stdout).split(" ")[0] : "?";
+  return (await procText("/proc/loadavg"))?.split(" ")[0] ?? "?";
 }
