@@ -13,6 +13,9 @@ import type { QueuedAppend } from "./queued_append.ts";
 
 type Item = QueuedAppend & { done: () => void };
 
+/** How long the writer connection is kept after the queue empties. */
+const LINGER_MS = 10;
+
 /** A group's outcome: its items' stored or error filled in, and the head after it if it committed. */
 interface Committed {
   group: Item[];
@@ -31,6 +34,7 @@ export class GroupCommitter {
   #flushing: Promise<void> | undefined;
   /** The connection group commits go through while appends keep coming. */
   #writer: PooledClient | undefined;
+  #linger: ReturnType<typeof setTimeout> | undefined;
   readonly stats = new CommitStats();
 
   /** Groups sent whose outcome is not told yet. */
@@ -69,6 +73,8 @@ export class GroupCommitter {
   /** Waits for the queued appends (the writer connection goes back to the pool after them). */
   async close(): Promise<void> {
     await this.#flushing;
+    clearTimeout(this.#linger);
+    this.#yieldWriter();
   }
 
   /**
@@ -84,7 +90,10 @@ export class GroupCommitter {
       committed = await next;
     }
     if (committed !== undefined) this.#tell(committed);
-    this.#yieldWriter();
+    // Kept a while for the appends these answers bring back: the pool hands a connection out only
+    // after a turn of the event loop, which would delay the next group.
+    clearTimeout(this.#linger);
+    this.#linger = setTimeout(() => this.#flushing === undefined && this.#yieldWriter(), LINGER_MS);
     // Cleared in the same turn as the empty check, so an append made after sees no flush running.
     this.#flushing = undefined;
   }
