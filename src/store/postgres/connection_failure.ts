@@ -17,3 +17,25 @@ export function isConnectionFailure(error: unknown): boolean {
   const sqlState = typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
   return sqlState === undefined || CONNECTION_CLASSES.has(sqlState.slice(0, 2));
 }
+
+/** What whileUnreachable is told: when to give up, whom to tell of a retry, what to do before it. */
+export interface Waiting {
+  /** True once waiting should end: the failure is thrown then. */
+  stopped: () => boolean;
+  onRetry?: (error: unknown) => void;
+  retry?: () => void;
+}
+
+/** Runs `work` until it does not fail for want of the database, waiting 250 ms doubling to 5 s. */
+export async function whileUnreachable<T>(work: () => Promise<T>, waiting: Waiting): Promise<T> {
+  for (let failures = 0;; failures++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isConnectionFailure(error) || waiting.stopped()) throw error;
+      waiting.onRetry?.(error);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 250 * 2 ** failures)));
+      waiting.retry?.();
+    }
+  }
+}

@@ -3,11 +3,14 @@ import type { RecoveryReport, StoreMaintenance } from "../store_maintenance.ts";
 import type { PostgresEventStore } from "./postgres_event_store.ts";
 import { loadSnapshot, readNewestSnapshot, writeSnapshot } from "./pg_snapshots.ts";
 import { dropExpired, eraseDeleted } from "./pg_retention.ts";
-import { isConnectionFailure } from "./connection_failure.ts";
+import { whileUnreachable } from "./connection_failure.ts";
 
 /** When the PostgreSQL store snapshots and drops expired events. */
 export interface PostgresMaintenanceOptions {
-  /** Snapshot once this many events were applied since the last snapshot (default 100,000). */
+  /**
+   * Snapshot once this many events were applied since the last snapshot (default 100,000), or as
+   * many as it holds records when more: snapshots cost at most one record per event written.
+   */
   snapshotEvery?: number;
   /** EVENT_RETENTION: events older than this go once a snapshot covers them (default: kept). */
   retentionMs?: number;
@@ -39,9 +42,10 @@ const RETRY_MS = 5000;
 /**
  * Recovery, erasure, snapshots and retention of the PostgreSQL store. Startup loads the newest
  * snapshot and replays the events after it. A delete erases at once (pg_retention.ts); a
- * compaction (every `snapshotEvery` events, hourly while writes go on, after a startup that
- * replayed events, at shutdown) also writes a snapshot and deletes expired events. Work runs one
- * at a time; what is asked for meanwhile runs right after, never skipped (see #request).
+ * compaction (every `snapshotEvery` events or as many as the snapshot's records, hourly while
+ * writes go on, after a startup that replayed events, at shutdown) also writes a snapshot and
+ * deletes expired events. Work runs one at a time; what is asked for meanwhile runs right after,
+ * never skipped (see #request).
  */
 export class PostgresMaintenance implements StoreMaintenance {
   #store: PostgresEventStore;
@@ -49,8 +53,9 @@ export class PostgresMaintenance implements StoreMaintenance {
   #options:
     & Required<Omit<PostgresMaintenanceOptions, "onOutcome" | "onRecoveryRetry">>
     & PostgresMaintenanceOptions;
-  #snapshotSeq = 0;
-  /** The applied seq when the last compaction started: the next is due SNAPSHOT_EVERY after it. */
+  /** Records of the newest snapshot this replica loaded or wrote (see #due). */
+  #snapshotRecords = 0;
+  /** The applied seq when the last compaction started: the next is due #due() events after it. */
   #compactionSeq = 0;
   #compactedSeq = 0;
   /** Deletes up to this seq are erased (after a start: the database's horizon, read at open). */
@@ -91,32 +96,19 @@ export class PostgresMaintenance implements StoreMaintenance {
   async recover(): Promise<RecoveryReport> {
     // Deletes up to the database's erasure horizon are erased: the first erasure starts there.
     this.#erasedSeq = this.#store.erasedSeq;
-    const snapshot = await this.#whileUnreachable(() =>
-      loadSnapshot(this.#store.pool, this.#source)
+    const waiting = { stopped: () => this.#settled, onRetry: this.#options.onRecoveryRetry };
+    const snapshot = await whileUnreachable(
+      () => loadSnapshot(this.#store.pool, this.#source),
+      waiting,
     );
-    this.#snapshotSeq = this.#compactionSeq = snapshot.seq;
+    this.#compactionSeq = snapshot.seq;
+    this.#snapshotRecords = snapshot.records;
     let eventsReplayed = 0;
     let from = snapshot.seq;
-    await this.#whileUnreachable(async () => {
+    await whileUnreachable(async () => {
       eventsReplayed += await this.#source.replay(from);
-    }, () => from = this.#source.appliedSeq);
+    }, { ...waiting, retry: () => from = this.#source.appliedSeq });
     return { snapshotSeq: snapshot.seq, snapshotRecords: snapshot.records, eventsReplayed };
-  }
-
-  /** Runs `work` until it does not fail for want of the database; `retry` runs before each retry. */
-  async #whileUnreachable<T>(work: () => Promise<T>, retry = () => {}): Promise<T> {
-    for (let failures = 0;; failures++) {
-      try {
-        return await work();
-      } catch (error) {
-        if (!isConnectionFailure(error) || this.#settled) throw error;
-        this.#options.onRecoveryRetry?.(error);
-        await new Promise((resolve) =>
-          setTimeout(resolve, Math.min(RETRY_MS, 250 * 2 ** failures))
-        );
-        retry();
-      }
-    }
   }
 
   /**
@@ -132,7 +124,8 @@ export class PostgresMaintenance implements StoreMaintenance {
     if (snapshot.seq <= this.#source.appliedSeq) return undefined;
     this.#source.jumpTo(snapshot.seq, snapshot.records);
     onJump?.();
-    this.#snapshotSeq = this.#compactionSeq = snapshot.seq;
+    this.#compactionSeq = snapshot.seq;
+    this.#snapshotRecords = snapshot.records.length;
     return snapshot.seq;
   }
 
@@ -141,7 +134,7 @@ export class PostgresMaintenance implements StoreMaintenance {
     // By time it always writes a snapshot: retention drops only what the older kept one covers.
     if (this.#options.clock() - this.#compactedAt >= this.#options.compactEveryMs) {
       this.startCompaction();
-    } else if (this.#source.appliedSeq - this.#compactionSeq >= this.#options.snapshotEvery) {
+    } else if (this.#source.appliedSeq - this.#compactionSeq >= this.#due()) {
       this.#request("counted");
     } else if (event.type === "customer.deleted") this.#request("erase");
   }
@@ -184,7 +177,7 @@ export class PostgresMaintenance implements StoreMaintenance {
       try {
         await (work === "erase"
           ? this.#erase()
-          : this.compact(work === "counted" ? this.#options.snapshotEvery / 2 : 0));
+          : this.compact(work === "counted" ? this.#due() / 2 : 0));
         this.#options.onOutcome?.(undefined);
       } catch (error) {
         this.#options.onOutcome?.(error);
@@ -207,22 +200,27 @@ export class PostgresMaintenance implements StoreMaintenance {
     const seq = this.#source.appliedSeq;
     const compactedAt = this.#compactedAt;
     this.#compactedAt = this.#options.clock();
-    // Commits during this compaction do not ask for another one until SNAPSHOT_EVERY more.
+    // Commits during this compaction do not ask for another one until #due() more.
     this.#compactionSeq = seq;
     await this.#erase();
-    const newest = await writeSnapshot(this.#store.pool, this.#source, recent);
+    const { seq: newest, records } = await writeSnapshot(this.#store.pool, this.#source, recent);
+    if (records !== undefined) this.#snapshotRecords = records;
     if (newest < seq) {
-      // Another's recent snapshot stands for this one: the next is due SNAPSHOT_EVERY after it,
+      // Another's recent snapshot stands for this one: the next is due #due() after it,
       // the hourly one still comes (retention), and so does the one at shutdown.
       this.#compactionSeq = newest;
       this.#compactedAt = compactedAt;
       return;
     }
-    this.#snapshotSeq = seq;
     if (Number.isFinite(this.#options.retentionMs)) {
       await dropExpired(this.#store.pool, this.#options.retentionMs, this.#options.clock());
     }
     this.#compactedSeq = seq;
+  }
+
+  /** Events that make a compaction due: as many as the snapshot's records, if more than the option. */
+  #due(): number {
+    return Math.max(this.#options.snapshotEvery, this.#snapshotRecords);
   }
 
   async #erase(): Promise<void> {

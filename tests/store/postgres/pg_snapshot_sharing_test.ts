@@ -67,3 +67,42 @@ Deno.test("a compaction due by count leaves out the snapshot while the newest is
     await schema.drop();
   }
 });
+
+Deno.test("a compaction due by count waits for as many events as the snapshot holds records, when more than SNAPSHOT_EVERY", async () => {
+  const schema = await createTestSchema();
+  const store = await PostgresEventStore.open(schema.url);
+  try {
+    const service = new CustomerService({
+      store,
+      projection: new CustomerProjection(),
+      clock: Date.now,
+      newId: monotonicFactory(),
+    });
+    const create = async (from: number, to: number) => {
+      for (let n = from; n <= to; n++) {
+        await service.create({ name: `Many ${n}`, email: `many${n}@example.com` }, { ...context });
+      }
+    };
+    const snapshots = async () =>
+      (await schema.query(`SELECT seq FROM ${schema.name}.snapshots ORDER BY seq`))
+        .map((row) => Number(row.seq));
+    const maintenance = new PostgresMaintenance(store, service.snapshots, { snapshotEvery: 5 });
+    const commit = async () => {
+      maintenance.noteCommit({ type: "customer.created" });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+    await create(1, 20);
+    await maintenance.compact();
+    assert.deepEqual(await snapshots(), [20]);
+    await create(21, 39);
+    await commit(); // 19 events since: more than SNAPSHOT_EVERY (5), fewer than the 20 records.
+    assert.deepEqual(await snapshots(), [20]);
+    await create(40, 40);
+    await commit(); // 20 events since: due.
+    await maintenance.settle();
+    assert.deepEqual(await snapshots(), [20, 40]);
+  } finally {
+    await store.close();
+    await schema.drop();
+  }
+});
