@@ -315,7 +315,9 @@ function printWebhooks(rounds: WebhookRound[], seconds: number): void {
     `      ${PACED_RATE} creates/s for ${seconds} s: commit-to-delivery p50 ${
       at(paced, 0.5)
     } ms, ` +
-      `p99 ${at(paced, 0.99)} ms over ${paced.length} deliveries (target ≤ 100 ms); ` +
+      `p99 ${at(paced, 0.99)} ms over ${paced.length} deliveries (target ≤ 100 ms; rounds: ${
+        rounds.map((r) => at([...r.paced].sort((a, b) => a - b), 0.99)).join(", ")
+      }); ` +
       (rounds.every((r) => r.complete) ? "every event to every endpoint, in order" : "INCOMPLETE"),
   );
   for (const [i, r] of rounds.entries()) {
