@@ -88,6 +88,15 @@ export class Deliverer {
     return done(outcome.status, redirect ? "redirects are not followed" : null);
   }
 
+  /** Closes an endpoint's idle connection (its delivery stopped: removed, disabled, moved). */
+  forget(id: string): void {
+    const open = this.#idle.get(id);
+    this.#idle.delete(id);
+    try {
+      open?.conn.close();
+    } catch { /* already closed */ }
+  }
+
   /** Closes the idle connections (at shutdown). */
   close(): void {
     for (const open of this.#idle.values()) {

@@ -89,6 +89,8 @@ export class WebhookDispatcher {
         this.deps.log.error("webhook loop failed", { webhook_id: id, error: String(error) });
       }).finally(() => {
         if (this.#loops.get(id)?.stop === stop) this.#loops.delete(id);
+        // No loop goes on for it: its connection is not kept open for nothing.
+        if (!this.#loops.has(id)) this.deps.deliverer.forget(id);
         // A change made while the loop was ending is picked up then.
         if (!stop.signal.aborted) setTimeout(() => this.sync(id), pause);
       });

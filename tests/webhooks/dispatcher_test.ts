@@ -51,3 +51,59 @@ Deno.test("an endpoint gets only its types, in seq order, and its checkpoint pas
     await receiver.close();
   }
 });
+
+Deno.test("a removed endpoint's kept connection is closed once its delivery stops", async () => {
+  // A bare HTTP/1.1 receiver that answers 204 and keeps the connection, to see it closed.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let requests = 0;
+  let closed: () => void;
+  const closedNow = new Promise<void>((resolve) => closed = resolve);
+  const serving = (async () => {
+    for await (const conn of listener) {
+      const buffer = new Uint8Array(65536);
+      while (true) {
+        const n = await conn.read(buffer).catch(() => null);
+        if (n === null) break;
+        if (!new TextDecoder().decode(buffer.subarray(0, n)).startsWith("POST")) continue;
+        requests++;
+        await conn.write(new TextEncoder().encode("HTTP/1.1 204 No Content\r\n\r\n"));
+      }
+      conn.close();
+      closed!();
+    }
+  })();
+  const events = new MemoryEventStore(new MemoryLog());
+  const webhooks = new MemoryWebhookStore();
+  const dispatcher = new WebhookDispatcher({
+    events,
+    tail: events,
+    webhooks,
+    deliverer: new Deliverer(new DestinationPolicy(true), 1000),
+    retryScheduleMs: [50],
+    disable: () => Promise.resolve(),
+    log: { warn: () => {}, error: () => {} },
+  });
+  try {
+    const { port } = listener.addr as Deno.NetAddr;
+    await webhooks.put(endpoint(1, {
+      url: `http://127.0.0.1:${port}/hook`,
+      secrets: [{ secret: SECRET, expires_at: null }],
+    }));
+    await events.replay(() => {});
+    dispatcher.start();
+    await events.append([created(1)]);
+    for (let i = 0; i < 100 && webhooks.get(ulid(1))!.last_seq < 1; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(requests, 1);
+    await webhooks.remove(ulid(1));
+    dispatcher.sync(ulid(1));
+    const timeout = new Promise<string>((resolve) => setTimeout(() => resolve("open"), 2000));
+    assert.equal(await Promise.race([closedNow.then(() => "closed"), timeout]), "closed");
+  } finally {
+    await dispatcher.stop();
+    await events.close();
+    listener.close();
+    await serving.catch(() => {});
+  }
+});
