@@ -43,14 +43,15 @@ export async function withSnapshotLock<T>(
 /**
  * Writes the source's state at its applied seq (captured at the call), unless a snapshot at that
  * seq or later exists, or one fewer than `recent` seqs before it; keeps the two newest. Resolves
- * with the newest snapshot's seq then (the one written, or the one that stood for it), and the
- * number of records when this call wrote it.
+ * with the newest snapshot's seq then (the one written, or the one that stood for it), and when
+ * this call wrote it, its records and the milliseconds it took.
  */
 export function writeSnapshot(
   pool: PgPool,
   source: SnapshotSource,
   recent = 0,
-): Promise<{ seq: number; records?: number }> {
+): Promise<{ seq: number; written?: { records: number; ms: number } }> {
+  const started = performance.now();
   const seq = source.appliedSeq;
   const records = source.records();
   return withSnapshotLock(pool, async (client) => {
@@ -59,13 +60,13 @@ export function writeSnapshot(
     );
     const newest = Number(rows[0].seq ?? 0);
     if (newest >= seq || (newest > 0 && newest >= seq - recent)) return { seq: newest };
-    const written = await insertSnapshot(client, seq, records, (record) => source.idOf(record));
+    const n = await insertSnapshot(client, seq, records, (record) => source.idOf(record));
     // Customers deleted after `seq` but before this commit are in the records: erased here.
     await client.query(ERASE_SNAPSHOT_RECORDS, [seq, Number.MAX_SAFE_INTEGER]);
     await client.query(
       `DELETE FROM snapshots WHERE seq < (SELECT seq FROM snapshots ORDER BY seq DESC OFFSET 1 LIMIT 1)`,
     );
-    return { seq, records: written };
+    return { seq, written: { records: n, ms: Math.round(performance.now() - started) } };
   });
 }
 

@@ -38,6 +38,7 @@ export async function openPostgresBackend(
         retentionMs: options.retentionMs,
         eraseWithinMs: options.eraseWithinMs,
         onRecoveryRetry: hooks.onRecoveryRetry,
+        onSnapshot: (done) => hooks.info("compaction done", done),
         onOutcome: (error) => {
           if (error !== undefined) hooks.error("Compaction failed", { error: String(error) });
           hooks.onOutcome(error);

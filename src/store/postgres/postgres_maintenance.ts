@@ -27,6 +27,8 @@ export interface PostgresMaintenanceOptions {
   onOutcome?: (error: unknown) => void;
   /** Told each time the startup recovery could not reach the database (it waits and retries). */
   onRecoveryRetry?: (error: unknown) => void;
+  /** Told of each snapshot this replica wrote: the seq it covers, its records, how long it took. */
+  onSnapshot?: (done: { snapshot_seq: number; records: number; ms: number }) => void;
 }
 
 /**
@@ -51,7 +53,7 @@ export class PostgresMaintenance implements StoreMaintenance {
   #store: PostgresEventStore;
   #source: ReloadableSource;
   #options:
-    & Required<Omit<PostgresMaintenanceOptions, "onOutcome" | "onRecoveryRetry">>
+    & Required<Omit<PostgresMaintenanceOptions, "onOutcome" | "onRecoveryRetry" | "onSnapshot">>
     & PostgresMaintenanceOptions;
   /** Records of the newest snapshot this replica loaded or wrote (see #due). */
   #snapshotRecords = 0;
@@ -97,10 +99,8 @@ export class PostgresMaintenance implements StoreMaintenance {
     // Deletes up to the database's erasure horizon are erased: the first erasure starts there.
     this.#erasedSeq = this.#store.erasedSeq;
     const waiting = { stopped: () => this.#settled, onRetry: this.#options.onRecoveryRetry };
-    const snapshot = await whileUnreachable(
-      () => loadSnapshot(this.#store.pool, this.#source),
-      waiting,
-    );
+    const load = () => loadSnapshot(this.#store.pool, this.#source);
+    const snapshot = await whileUnreachable(load, waiting);
     this.#compactionSeq = snapshot.seq;
     this.#snapshotRecords = snapshot.records;
     let eventsReplayed = 0;
@@ -203,8 +203,9 @@ export class PostgresMaintenance implements StoreMaintenance {
     // Commits during this compaction do not ask for another one until #due() more.
     this.#compactionSeq = seq;
     await this.#erase();
-    const { seq: newest, records } = await writeSnapshot(this.#store.pool, this.#source, recent);
-    if (records !== undefined) this.#snapshotRecords = records;
+    const { seq: newest, written } = await writeSnapshot(this.#store.pool, this.#source, recent);
+    if (written !== undefined) this.#snapshotRecords = written.records;
+    if (written !== undefined) this.#options.onSnapshot?.({ snapshot_seq: seq, ...written });
     if (newest < seq) {
       // Another's recent snapshot stands for this one: the next is due #due() after it,
       // the hourly one still comes (retention), and so does the one at shutdown.

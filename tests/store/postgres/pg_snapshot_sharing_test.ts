@@ -86,7 +86,14 @@ Deno.test("a compaction due by count waits for as many events as the snapshot ho
     const snapshots = async () =>
       (await schema.query(`SELECT seq FROM ${schema.name}.snapshots ORDER BY seq`))
         .map((row) => Number(row.seq));
-    const maintenance = new PostgresMaintenance(store, service.snapshots, { snapshotEvery: 5 });
+    const written: { snapshot_seq: number; records: number }[] = [];
+    const maintenance = new PostgresMaintenance(store, service.snapshots, {
+      snapshotEvery: 5,
+      onSnapshot: ({ snapshot_seq, records, ms }) => {
+        assert.ok(ms >= 0);
+        written.push({ snapshot_seq, records });
+      },
+    });
     const commit = async () => {
       maintenance.noteCommit({ type: "customer.created" });
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -101,6 +108,10 @@ Deno.test("a compaction due by count waits for as many events as the snapshot ho
     await commit(); // 20 events since: due.
     await maintenance.settle();
     assert.deepEqual(await snapshots(), [20, 40]);
+    assert.deepEqual(written, [{ snapshot_seq: 20, records: 20 }, {
+      snapshot_seq: 40,
+      records: 40,
+    }]);
   } finally {
     await store.close();
     await schema.drop();
