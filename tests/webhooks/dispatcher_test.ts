@@ -10,8 +10,8 @@ import { endpoint } from "../store/webhook_store_contract.ts";
 
 const SECRET = "whsec_" + btoa("k".repeat(32));
 
-Deno.test("an endpoint gets only its types, in seq order, and its checkpoint passes the others", async () => {
-  const receiver = new Receiver();
+/** A dispatcher over a memory log and webhook store, delivering to private addresses. */
+function memoryDispatcher() {
   const events = new MemoryEventStore(new MemoryLog());
   const webhooks = new MemoryWebhookStore();
   const dispatcher = new WebhookDispatcher({
@@ -23,6 +23,12 @@ Deno.test("an endpoint gets only its types, in seq order, and its checkpoint pas
     disable: () => Promise.resolve(),
     log: { warn: () => {}, error: () => {} },
   });
+  return { events, webhooks, dispatcher };
+}
+
+Deno.test("an endpoint gets only its types, in seq order, and its checkpoint passes the others", async () => {
+  const receiver = new Receiver();
+  const { events, webhooks, dispatcher } = memoryDispatcher();
   try {
     await webhooks.put(endpoint(1, {
       url: receiver.url(),
@@ -72,17 +78,7 @@ Deno.test("a removed endpoint's kept connection is closed once its delivery stop
       closed!();
     }
   })();
-  const events = new MemoryEventStore(new MemoryLog());
-  const webhooks = new MemoryWebhookStore();
-  const dispatcher = new WebhookDispatcher({
-    events,
-    tail: events,
-    webhooks,
-    deliverer: new Deliverer(new DestinationPolicy(true), 1000),
-    retryScheduleMs: [50],
-    disable: () => Promise.resolve(),
-    log: { warn: () => {}, error: () => {} },
-  });
+  const { events, webhooks, dispatcher } = memoryDispatcher();
   try {
     const { port } = listener.addr as Deno.NetAddr;
     await webhooks.put(endpoint(1, {

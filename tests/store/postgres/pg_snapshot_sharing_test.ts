@@ -14,7 +14,16 @@ import { createTestSchema } from "../../support/postgres.ts";
 
 const context = { actor: "snapshot-test", requestId: "req-snapshot" };
 
-Deno.test("a compaction due by count leaves out the snapshot while the newest is recent; one due by time, or at shutdown, writes it", async () => {
+/** What a test works with: a store on a fresh schema, a service, creates, the snapshots' seqs. */
+interface Customers {
+  store: PostgresEventStore;
+  service: CustomerService;
+  create(from: number, to: number): Promise<void>;
+  snapshots(): Promise<number[]>;
+}
+
+/** Runs `body` on a fresh schema with customers named after `name`; drops the schema after. */
+async function withCustomers(name: string, body: (c: Customers) => Promise<void>): Promise<void> {
   const schema = await createTestSchema();
   const store = await PostgresEventStore.open(schema.url);
   try {
@@ -24,10 +33,9 @@ Deno.test("a compaction due by count leaves out the snapshot while the newest is
       clock: Date.now,
       newId: monotonicFactory(),
     });
-    const options = { snapshotEvery: 10 };
     const create = async (from: number, to: number) => {
       for (let n = from; n <= to; n++) {
-        await service.create({ name: `Shared ${n}`, email: `shared${n}@example.com` }, {
+        await service.create({ name: `${name} ${n}`, email: `${name}${n}@example.com` }, {
           ...context,
         });
       }
@@ -35,6 +43,16 @@ Deno.test("a compaction due by count leaves out the snapshot while the newest is
     const snapshots = async () =>
       (await schema.query(`SELECT seq FROM ${schema.name}.snapshots ORDER BY seq`))
         .map((row) => Number(row.seq));
+    await body({ store, service, create, snapshots });
+  } finally {
+    await store.close();
+    await schema.drop();
+  }
+}
+
+Deno.test("a compaction due by count leaves out the snapshot while the newest is recent; one due by time, or at shutdown, writes it", async () => {
+  await withCustomers("shared", async ({ store, service, create, snapshots }) => {
+    const options = { snapshotEvery: 10 };
     let now = Date.now();
     const replica = () =>
       new PostgresMaintenance(store, service.snapshots, { ...options, clock: () => now });
@@ -62,30 +80,11 @@ Deno.test("a compaction due by count leaves out the snapshot while the newest is
     await create(15, 20);
     await due(replica()); // 20 − 14 ≥ 5: written.
     assert.deepEqual(await snapshots(), [14, 20]);
-  } finally {
-    await store.close();
-    await schema.drop();
-  }
+  });
 });
 
 Deno.test("a compaction due by count waits for as many events as the snapshot holds records, when more than SNAPSHOT_EVERY", async () => {
-  const schema = await createTestSchema();
-  const store = await PostgresEventStore.open(schema.url);
-  try {
-    const service = new CustomerService({
-      store,
-      projection: new CustomerProjection(),
-      clock: Date.now,
-      newId: monotonicFactory(),
-    });
-    const create = async (from: number, to: number) => {
-      for (let n = from; n <= to; n++) {
-        await service.create({ name: `Many ${n}`, email: `many${n}@example.com` }, { ...context });
-      }
-    };
-    const snapshots = async () =>
-      (await schema.query(`SELECT seq FROM ${schema.name}.snapshots ORDER BY seq`))
-        .map((row) => Number(row.seq));
+  await withCustomers("many", async ({ store, service, create, snapshots }) => {
     const written: { snapshot_seq: number; records: number }[] = [];
     const maintenance = new PostgresMaintenance(store, service.snapshots, {
       snapshotEvery: 5,
@@ -112,8 +111,5 @@ Deno.test("a compaction due by count waits for as many events as the snapshot ho
       snapshot_seq: 40,
       records: 40,
     }]);
-  } finally {
-    await store.close();
-    await schema.drop();
-  }
+  });
 });
