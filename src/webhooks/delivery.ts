@@ -99,12 +99,7 @@ export class Deliverer {
 
   /** Closes the idle connections (at shutdown). */
   close(): void {
-    for (const open of this.#idle.values()) {
-      try {
-        open.conn.close();
-      } catch { /* already closed */ }
-    }
-    this.#idle.clear();
+    for (const id of [...this.#idle.keys()]) this.forget(id);
   }
 }
 

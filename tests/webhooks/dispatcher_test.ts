@@ -94,8 +94,13 @@ Deno.test("a removed endpoint's kept connection is closed once its delivery stop
     assert.equal(requests, 1);
     await webhooks.remove(ulid(1));
     dispatcher.sync(ulid(1));
-    const timeout = new Promise<string>((resolve) => setTimeout(() => resolve("open"), 2000));
-    assert.equal(await Promise.race([closedNow.then(() => "closed"), timeout]), "closed");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<string>((resolve) =>
+      timer = setTimeout(() => resolve("open"), 2000)
+    );
+    const outcome = await Promise.race([closedNow.then(() => "closed"), timeout]);
+    clearTimeout(timer);
+    assert.equal(outcome, "closed");
   } finally {
     await dispatcher.stop();
     await events.close();
