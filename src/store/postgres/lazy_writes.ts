@@ -3,9 +3,11 @@
  * written together after `lazyMs`, or at once on flush(), one batch at a time.
  */
 export class LazyWrites<W> {
-  #waiting: { write: W; done: () => void; failed: (e: unknown) => void }[] = [];
+  #waiting: { write: W; written: PromiseWithResolvers<void> }[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #flushing: Promise<void> | undefined;
+  /** Settles once the batch being written is written or failed. */
+  #batch: Promise<void> | undefined;
   #lazyMs: number;
   #writeBatch: (batch: W[]) => Promise<void>;
 
@@ -21,9 +23,8 @@ export class LazyWrites<W> {
 
   /** Queues a write; resolves once its batch is written, rejects with the batch's error. */
   add(write: W): Promise<void> {
-    const written = new Promise<void>((done, failed) =>
-      this.#waiting.push({ write, done, failed })
-    );
+    const written = Promise.withResolvers<void>();
+    this.#waiting.push({ write, written });
     if (this.#lazyMs === 0) this.#start();
     else {
       this.#timer ??= setTimeout(() => {
@@ -31,15 +32,19 @@ export class LazyWrites<W> {
         this.#start();
       }, this.#lazyMs);
     }
-    return written;
+    return written.promise;
   }
 
-  /** Writes what waits now, and resolves once nothing is being written. */
+  /**
+   * Writes what waits now; resolves once it and the batch under way are written (or failed).
+   * Writes added meanwhile do not hold it up: under steady traffic the queue is never empty.
+   */
   async flush(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    const last = this.#waiting.at(-1)?.written.promise.catch(() => {}) ?? this.#batch;
     this.#start();
-    while (this.#flushing !== undefined) await this.#flushing;
+    await last;
   }
 
   /**
@@ -59,12 +64,11 @@ export class LazyWrites<W> {
   async #drain(): Promise<void> {
     while (this.#waiting.length > 0) {
       const batch = this.#waiting.splice(0);
-      try {
-        await this.#writeBatch(batch.map((item) => item.write));
-        for (const item of batch) item.done();
-      } catch (error) {
-        for (const item of batch) item.failed(error);
-      }
+      this.#batch = this.#writeBatch(batch.map((item) => item.write)).then(
+        () => batch.forEach((item) => item.written.resolve()),
+        (error) => batch.forEach((item) => item.written.reject(error)),
+      );
+      await this.#batch;
     }
   }
 }

@@ -99,6 +99,41 @@ Deno.test("postgres webhook store: a checkpoint or attempt written during a flus
   }
 });
 
+Deno.test("postgres webhook store: a refresh writes what waited when it was called, without waiting for writes that keep coming", async () => {
+  const schema = await createTestSchema();
+  try {
+    const store = await PostgresWebhookStore.open(schema.url, { lazyWriteMs: 20 });
+    await store.put(endpoint(1));
+    // Deliveries under steady traffic: a checkpoint and an attempt every millisecond, for at most
+    // three seconds.
+    let seq = 0;
+    let producing = true;
+    const writes: Promise<void>[] = [];
+    const producer = (async () => {
+      const until = performance.now() + 3000;
+      while (producing && performance.now() < until) {
+        seq++;
+        writes.push(store.checkpoint(ulid(1), seq), store.recordAttempt(ulid(1), attempt(seq)));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = seq;
+    const started = performance.now();
+    await store.refresh();
+    const tookMs = performance.now() - started;
+    producing = false;
+    await producer;
+    assert.ok(tookMs < 1000, `the refresh took ${Math.round(tookMs)} ms`);
+    const rows = await schema.query(`SELECT last_seq FROM ${schema.name}.webhook_endpoints`);
+    assert.ok(Number(rows[0].last_seq) >= before, `${rows[0].last_seq} < ${before}`);
+    await Promise.all(writes);
+    await store.close();
+  } finally {
+    await schema.drop();
+  }
+});
+
 Deno.test("postgres webhook store: replicas taking turns at an endpoint trim its log to a bound and keep the newest", async () => {
   const schema = await createTestSchema();
   try {
