@@ -1,6 +1,7 @@
 import type { EventStore, ReplayedEvent } from "../store/event_store.ts";
 import { LogTruncatedError, StoreClosedError } from "../store/store_errors.ts";
 import type { AppliedState } from "./applied_state.ts";
+import { retryPauseMs } from "../lib/retry_pause.ts";
 
 /** Told of an event another writer of a shared store committed, after it is applied here. */
 export type FollowListener = (event: ReplayedEvent) => void;
@@ -90,7 +91,7 @@ export function followLog(
         if (signal.aborted || error instanceof StoreClosedError) return;
         onError(error);
         // The database is away: try again shortly (the store reconnects by itself).
-        const pause = Math.min(5000, 250 * 2 ** failures++);
+        const pause = retryPauseMs(failures++);
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }

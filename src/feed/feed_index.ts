@@ -1,5 +1,6 @@
 import type { EventStore } from "../store/event_store.ts";
 import { LogTruncatedError } from "../store/store_errors.ts";
+import { retryPauseMs } from "../lib/retry_pause.ts";
 
 /** The part of an event the index keeps. */
 export interface IndexedEvent {
@@ -130,7 +131,7 @@ export class FeedIndex {
         });
       } catch (error) {
         this.#onError(error);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 250 * 2 ** failures++)));
+        await new Promise((resolve) => setTimeout(resolve, retryPauseMs(failures++)));
         continue;
       }
       failures = 0;

@@ -2,6 +2,7 @@
  * Tells a database that cannot be reached (refused, dropped, timed out, shutting down) from a
  * statement the database refused: background work waits out the first and reports the second.
  */
+import { retryPauseMs } from "../../lib/retry_pause.ts";
 
 /** SQLSTATE classes of a lost or refused connection: 08 connection exception, 57 operator intervention. */
 const CONNECTION_CLASSES = new Set(["08", "57"]);
@@ -34,7 +35,7 @@ export async function whileUnreachable<T>(work: () => Promise<T>, waiting: Waiti
     } catch (error) {
       if (!isConnectionFailure(error) || waiting.stopped()) throw error;
       waiting.onRetry?.(error);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 250 * 2 ** failures)));
+      await new Promise((resolve) => setTimeout(resolve, retryPauseMs(failures)));
       waiting.retry?.();
     }
   }
