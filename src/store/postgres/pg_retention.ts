@@ -6,7 +6,8 @@
  * period that the older kept snapshot covers, so a starting replica still finds every event after
  * the snapshot it loads; `log_start` then names the first seq kept.
  */
-import { ERASE_SNAPSHOT_RECORDS, withSnapshotLock } from "./pg_snapshots.ts";
+import { withSnapshotLock } from "./pg_snapshots.ts";
+import { ERASE_SNAPSHOT_RECORDS } from "./snapshot_chunks.ts";
 import type { PgPool } from "./pg_connection.ts";
 import { LOG_CHANNEL } from "./queued_append.ts";
 

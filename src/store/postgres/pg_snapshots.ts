@@ -1,24 +1,18 @@
 /**
- * Snapshots of a SnapshotSource's state in PostgreSQL (`snapshots`, `snapshot_records`): a replica
- * starts from the newest and replays only the events after it. Writing a snapshot, erasing from
- * snapshots and retention take one advisory lock, so an erasure never misses a snapshot that was
- * being written while it ran.
+ * Snapshots of a SnapshotSource's state in PostgreSQL (`snapshots`, and the records in
+ * `snapshot_chunks`, snapshot_chunks.ts): a replica starts from the newest and replays only the
+ * events after it. Writing a snapshot, erasing from snapshots and retention take one advisory
+ * lock, so an erasure never misses a snapshot that was being written while it ran.
  */
 import type { SnapshotSource } from "../snapshot_source.ts";
 import type { PgClient, PgPool } from "./pg_connection.ts";
-import { intArray, lines, textArray } from "./array_literal.ts";
+import { CHUNK_RECORDS, ERASE_SNAPSHOT_RECORDS, INSERT_CHUNK } from "./snapshot_chunks.ts";
 
 /** The advisory lock around every change of snapshots ("cusu" in ASCII). */
 export const SNAPSHOT_LOCK = 0x63757375;
-const BATCH = 2000;
 
-/**
- * Deletes the snapshot records of every customer deleted in ($1, $2] (a range of the log's tail,
- * read from the oldest kept snapshot on: a customer deleted before it is in no snapshot).
- */
-export const ERASE_SNAPSHOT_RECORDS = `DELETE FROM snapshot_records r USING events d
-  WHERE d.seq > greatest($1, (SELECT coalesce(min(seq), 0) FROM snapshots)) AND d.seq <= $2
-    AND d.type = 'customer.deleted' AND r.customer_id = d.customer_id`;
+/** Chunks read per statement when a snapshot is loaded. */
+const CHUNKS_PER_READ = 20;
 
 /** Runs `work` in a transaction that holds the snapshot lock (waiting for it). */
 export async function withSnapshotLock<T>(
@@ -70,7 +64,10 @@ export function writeSnapshot(
   });
 }
 
-/** Inserts a snapshot at `seq` of `records` in batches, in the client's transaction. */
+/**
+ * Inserts a snapshot at `seq` of `records` in chunks of lines, in the client's transaction. A
+ * record or id is one line: records are JSON text, which never holds a raw line break.
+ */
 export async function insertSnapshot(
   client: PgClient,
   seq: number,
@@ -78,32 +75,26 @@ export async function insertSnapshot(
   idOf: (record: string) => string,
 ): Promise<number> {
   await client.query("INSERT INTO snapshots (seq) VALUES ($1)", [seq]);
-  let batch: string[] = [];
+  let ids: string[] = [];
+  let chunk: string[] = [];
   let n = 0;
+  let chunks = 0;
   const flush = async () => {
-    const first = n - batch.length + 1;
-    // Records are lines of the snapshot format: sent as lines, they need no escaping.
-    const text = lines(batch);
-    await client.query(
-      `INSERT INTO snapshot_records (snapshot_seq, n, customer_id, record)
-        SELECT $1, * FROM unnest($2::int[], $3::text[], ${
-        text === undefined ? "$4::text[]" : "string_to_array($4, E'\\n', '')"
-      })`,
-      [
-        seq,
-        intArray(batch.map((_, i) => first + i)),
-        textArray(batch.map(idOf)),
-        text ?? textArray(batch),
-      ],
-    );
-    batch = [];
+    await client.query(INSERT_CHUNK, [seq, ++chunks, ids.join("\n"), chunk.join("\n")]);
+    ids = [];
+    chunk = [];
   };
   for (const record of records) {
-    batch.push(record);
+    const id = idOf(record);
+    if (record === "" || record.includes("\n") || id === "" || id.includes("\n")) {
+      throw new Error(`A snapshot record must be one non-empty line (customer ${id})`);
+    }
+    ids.push(id);
+    chunk.push(record);
     n++;
-    if (batch.length === BATCH) await flush();
+    if (chunk.length === CHUNK_RECORDS) await flush();
   }
-  if (batch.length > 0) await flush();
+  if (chunk.length > 0) await flush();
   return n;
 }
 
@@ -133,15 +124,21 @@ export async function readNewestSnapshot(
       "SELECT max(seq) AS seq FROM snapshots",
     );
     seq = Number(rows[0].seq ?? 0);
-    for (let after = 0; seq > 0;) {
-      const page = await client.query<{ n: number; record: string }>(
-        `SELECT n, record FROM snapshot_records WHERE snapshot_seq = $1 AND n > $2
-          ORDER BY n LIMIT 5000`,
-        [seq, after],
+    const { rows: chunks } = await client.query<{ n: number }>(
+      "SELECT n FROM snapshot_chunks WHERE snapshot_seq = $1 ORDER BY n",
+      [seq],
+    );
+    for (let i = 0; i < chunks.length; i += CHUNKS_PER_READ) {
+      const last = chunks[Math.min(i + CHUNKS_PER_READ, chunks.length) - 1].n;
+      // Split by the server, one row per record: a string split here would keep its chunk's
+      // whole text alive for as long as any one of its records is.
+      const page = await client.query<{ record: string }>(
+        `SELECT r.record FROM snapshot_chunks c,
+            unnest(string_to_array(c.records, E'\\n')) WITH ORDINALITY r (record, o)
+          WHERE c.snapshot_seq = $1 AND c.n >= $2 AND c.n <= $3 ORDER BY c.n, r.o`,
+        [seq, chunks[i].n, last],
       );
-      if (page.rows.length === 0) break;
       for (const row of page.rows) records.push(row.record);
-      after = page.rows[page.rows.length - 1].n;
     }
     await client.query("COMMIT");
     client.release();

@@ -8,6 +8,7 @@ import { APPEND_FUNCTION_CHECKED } from "./append_function_checked.ts";
 import { APPEND_FUNCTION_CONSTRAINED } from "./append_function_constrained.ts";
 import { APPEND_FUNCTION_NOTICES } from "./append_function_notices.ts";
 import { CUSTOMERS_TABLE } from "./customers_table.ts";
+import { SNAPSHOT_CHUNKS } from "./snapshot_chunks.ts";
 
 /** The most one migration may take, as the client waits for it. */
 const MIGRATION_TIMEOUT_MS = 30 * 60 * 1000;
@@ -123,6 +124,8 @@ const MIGRATIONS: readonly string[] = [
   APPEND_FUNCTION_CONSTRAINED,
   // A group's events in as many notifications as they need.
   APPEND_FUNCTION_NOTICES,
+  // Snapshot records in chunks of lines.
+  SNAPSHOT_CHUNKS,
 ];
 
 /** The schema version this code needs. */

@@ -52,14 +52,14 @@ Deno.test("after a delete on PostgreSQL the customer's personal data is in no ta
     assert.equal(patched.status, 200, patched.text);
     const kept = await client.create(newCustomer());
     await eventually(
-      async () => (await tablesHolding(schema, marker)).includes("snapshot_records"),
+      async () => (await tablesHolding(schema, marker)).includes("snapshot_chunks"),
       "a snapshot holds the customer",
     );
     assert.deepEqual(await tablesHolding(schema, marker), [
       "customers",
       "events",
       "idempotency_keys",
-      "snapshot_records",
+      "snapshot_chunks",
     ]);
 
     assert.equal((await client.delete(`/api/customers/${gone.id}`)).status, 204);
