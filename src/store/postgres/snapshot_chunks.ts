@@ -2,12 +2,16 @@
  * Snapshot records in chunks (schema migration 10): one `snapshot_chunks` row holds up to
  * CHUNK_RECORDS records as lines, with their customer ids as lines in the same order, instead of
  * one `snapshot_records` row and two index entries per record. A snapshot of every live customer
- * then inserts a few hundred compressed rows, and an erasure rewrites the chunks that hold the
- * customer, found by the range of ids each chunk covers.
+ * then inserts a few compressed rows per thousand records, and an erasure rewrites the chunks
+ * that hold the customer, found by the range of ids each chunk covers.
  */
 
-/** Records per chunk: an erasure rewrites one chunk of this many records per customer it finds. */
-export const CHUNK_RECORDS = 1000;
+/**
+ * Records per chunk: an erasure rewrites one chunk of this many records per customer it finds.
+ * Larger chunks write snapshots a little faster; smaller ones do not erase faster, as the cost of
+ * a rewrite is mostly fixed (bench/postgres/snapshot_cost.ts measures both).
+ */
+export const CHUNK_RECORDS = 250;
 
 /**
  * `first_id`/`last_id` bound the chunk's ids in byte order (an erasure may leave them wider than
@@ -45,21 +49,21 @@ export const INSERT_CHUNK = `INSERT INTO snapshot_chunks (snapshot_seq, n, first
 /**
  * Takes the records of every customer deleted in ($1, $2] out of the chunks that hold them (a
  * range of the log's tail, read from the oldest kept snapshot on: a customer deleted before it is
- * in no snapshot). A chunk left with no record keeps its row, with empty lines.
+ * in no snapshot): a chunk is looked into only when its range of ids covers the customer, and
+ * rewritten only when one of its lines is the customer's id. A chunk left with no record keeps
+ * its row, with empty lines.
  */
 export const ERASE_SNAPSHOT_RECORDS = `WITH
   d AS (SELECT DISTINCT customer_id AS id FROM events
     WHERE seq > greatest($1, (SELECT coalesce(min(seq), 0) FROM snapshots)) AND seq <= $2
       AND type = 'customer.deleted'),
-  hit AS (SELECT c.snapshot_seq, c.n FROM snapshot_chunks c
-    WHERE EXISTS (SELECT FROM d WHERE d.id COLLATE "C" BETWEEN c.first_id AND c.last_id)
-      AND string_to_array(c.ids, E'\\n') && ARRAY(SELECT id FROM d)),
-  kept AS (SELECT c.snapshot_seq, c.n,
-      coalesce(string_agg(t.id, E'\\n' ORDER BY t.o), '') AS ids,
-      coalesce(string_agg(t.record, E'\\n' ORDER BY t.o), '') AS records
-    FROM snapshot_chunks c JOIN hit USING (snapshot_seq, n)
-      LEFT JOIN LATERAL unnest(string_to_array(c.ids, E'\\n'), string_to_array(c.records, E'\\n'))
-        WITH ORDINALITY t (id, record, o) ON t.id NOT IN (SELECT id FROM d)
-    GROUP BY c.snapshot_seq, c.n)
-  UPDATE snapshot_chunks c SET ids = kept.ids, records = kept.records FROM kept
-  WHERE c.snapshot_seq = kept.snapshot_seq AND c.n = kept.n`;
+  hit AS (SELECT DISTINCT c.snapshot_seq, c.n FROM snapshot_chunks c
+    JOIN d ON d.id COLLATE "C" BETWEEN c.first_id AND c.last_id
+    WHERE strpos(E'\\n' || c.ids || E'\\n', E'\\n' || d.id || E'\\n') > 0)
+  UPDATE snapshot_chunks c SET (ids, records) = (
+      SELECT coalesce(string_agg(t.id, E'\\n' ORDER BY t.o), ''),
+        coalesce(string_agg(t.record, E'\\n' ORDER BY t.o), '')
+      FROM unnest(string_to_array(c.ids, E'\\n'), string_to_array(c.records, E'\\n'))
+        WITH ORDINALITY t (id, record, o)
+      WHERE t.id NOT IN (SELECT id FROM d))
+  FROM hit WHERE c.snapshot_seq = hit.snapshot_seq AND c.n = hit.n`;
