@@ -27,6 +27,7 @@ import { type ServerProcess, spawnServer } from "../support/server_process.ts";
 import { cpuSeconds, statTicks } from "../support/child_processes.ts";
 import { randomSecret } from "../support/service_token.ts";
 import { ensureWrk, runWrk, type WrkResult } from "../support/wrk.ts";
+import { quietDatabase } from "./quiet_database.ts";
 
 /** The PostgreSQL server the benchmark uses, in schemas of its own that it drops after. */
 export const DATABASE_URL = Deno.env.get("BENCH_DATABASE_URL") ??
@@ -181,17 +182,20 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
       ]);
       pgbench.push(tps);
       pgbenchCpu.push(cpuRate / tps);
+      await quietDatabase(admin, pgbenchSchema);
       if (parts.has("floors")) {
         await floorRun("HTTP floor (Deno.serve + that INSERT)", [FLOOR, floorSchema], r);
         for (const [table, label] of GROUPED_TABLES) {
           await floorRun(label, [GROUPED, floorSchema, table], r);
         }
+        await quietDatabase(admin, floorSchema);
       }
       if (before !== undefined) {
         const older = await start(before);
         await warm(older.urls[0], token, `warmb${r}`);
         await drive(admin, before, older, token, seconds, `before${r}`);
         await stop(older);
+        await quietDatabase(admin, before.schema);
       }
       if (parts.has("one")) {
         const single = await start(one);
@@ -206,6 +210,7 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
         );
         await drive(admin, updates, single, token, seconds, `put${r}`, ["put", idsFile]);
         await stop(single);
+        await quietDatabase(admin, one.schema);
       }
       if (parts.has("three")) {
         const replicas = await start(three);
@@ -217,6 +222,7 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
         ]);
         lags.push(...measured);
         await stop(replicas);
+        await quietDatabase(admin, three.schema);
       }
       if (parts.has("webhooks")) {
         const hooked = await start(hooks, { WEBHOOK_ALLOW_PRIVATE: "1" });
@@ -235,6 +241,7 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
           ),
         );
         await stop(hooked);
+        await quietDatabase(admin, hooks.schema);
       }
     }
     const base = median(pgbench);
