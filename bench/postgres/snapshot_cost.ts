@@ -9,6 +9,8 @@
  */
 import { parseArgs } from "node:util";
 import { DATABASE_URL } from "./postgres_bench.ts";
+import { fakeCustomer, fakeUlid } from "../support/fake_customers.ts";
+import { seededRandom } from "../support/prng.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
@@ -19,22 +21,13 @@ const roots = (args.root ?? decodeURIComponent(new URL("../..", import.meta.url)
 const count = Number(args.records ?? 300_000);
 const deletes = (args.deletes ?? "1000,50").split(",").map(Number);
 
-const id = (i: number) => `01JBENCH000${String(i).padStart(15, "0")}`;
+const random = seededRandom(7);
+const time = "2026-01-01T00:00:00.000Z";
+// Ids in creation order, as a snapshot holds the customers (and as compaction writes them).
+const ids = Array.from({ length: count }, (_, i) => fakeUlid(Date.UTC(2026, 0, 1) + i, random));
 /** A customer record as the service writes it into a snapshot. */
 const record = (i: number) =>
-  `{"kind":"customer","data":${
-    JSON.stringify({
-      id: id(i),
-      name: `Bench Customer ${i}`,
-      email: `bench.${i}@example.com`,
-      phone: `+4930${String(i).padStart(7, "0")}`,
-      address: { line1: `${i % 1000} Bench Street`, city: "Berlin", country: "DE" },
-      metadata: { source: "bench" },
-      created_at: "2026-01-01T00:00:00.000Z",
-      updated_at: "2026-01-01T00:00:00.000Z",
-      version: 1,
-    })
-  }}`;
+  `{"kind":"customer","data":${JSON.stringify(fakeCustomer(i, ids[i], time, time, 1, random))}}`;
 const records = Array.from({ length: count }, (_, i) => record(i));
 const ms = (since: number) => Math.round(performance.now() - since);
 
@@ -62,7 +55,7 @@ for (const root of roots) {
         writes.push(ms(started));
         client.release();
       }
-      const gone = Array.from({ length: erased }, (_, k) => id(Math.floor((k * count) / erased)));
+      const gone = Array.from({ length: erased }, (_, k) => ids[Math.floor((k * count) / erased)]);
       await pool.query(
         `INSERT INTO events (seq, type, customer_id, version, time, actor, request_id)
           SELECT $1::bigint + o, 'customer.deleted', d, 2, '2026-01-01T00:00:00.000Z', 'bench', 'r'
