@@ -9,6 +9,7 @@ import { APPEND_FUNCTION_CONSTRAINED } from "./append_function_constrained.ts";
 import { APPEND_FUNCTION_NOTICES } from "./append_function_notices.ts";
 import { CUSTOMERS_TABLE } from "./customers_table.ts";
 import { SNAPSHOT_CHUNKS } from "./snapshot_chunks.ts";
+import { GENERIC_PLANS } from "./generic_plans.ts";
 
 /** The most one migration may take, as the client waits for it. */
 const MIGRATION_TIMEOUT_MS = 30 * 60 * 1000;
@@ -126,6 +127,8 @@ const MIGRATIONS: readonly string[] = [
   APPEND_FUNCTION_NOTICES,
   // Snapshot records in chunks of lines.
   SNAPSHOT_CHUNKS,
+  // The group commit's statements planned once per connection.
+  GENERIC_PLANS,
 ];
 
 /** The schema version this code needs. */
