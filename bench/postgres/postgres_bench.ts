@@ -2,6 +2,7 @@
  * `deno task bench --only=postgres`: durable writes through the real service on PostgreSQL
  * against pgbench committing an equivalent single-row INSERT, in alternating rounds of one run
  * (same client count, same duration): creates on one replica and on three, updates (PUT) on one,
+ * creates on one replica from a third of the clients (what each of three gets),
  * the lag of one replica behind another under the three-replica load, and creates with no
  * webhook endpoint against creates with 10 (postgres_webhooks.ts). The servers run only during
  * their own part of a round, so that pgbench gets its connections on a shared database. A
@@ -34,6 +35,8 @@ export const DATABASE_URL = Deno.env.get("BENCH_DATABASE_URL") ??
   "postgres://postgres@127.0.0.1:5432/test";
 const BASE = DATABASE_URL;
 const CLIENTS = 64;
+/** The clients each of three replicas gets (the first of them one more). */
+const SHARE = Math.ceil(CLIENTS / 3);
 const ENDPOINTS = 10;
 const PACED_RATE = 500;
 const SCRIPT = decodeURIComponent(new URL("../support/workload.lua", import.meta.url).pathname);
@@ -114,6 +117,8 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
   });
   const one = setup("one", 1);
   const updates = setup("one", 1);
+  // One replica with the share of the clients each of three gets: what splitting the load costs.
+  const share = setup("one", 1);
   const three = setup("three", 3);
   const hooks = setup("hooks", 1);
   const before = options.beforeRoot === undefined
@@ -209,6 +214,7 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
           rows.map((r) => `${r.customer_id} ${r.email}\n`).join(""),
         );
         await drive(admin, updates, single, token, seconds, `put${r}`, ["put", idsFile]);
+        await drive(admin, share, single, token, seconds, `share${r}`, undefined, SHARE);
         await stop(single);
         await quietDatabase(admin, one.schema);
       }
@@ -265,6 +271,7 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
     const rows: [string, Setup][] = [
       ["1 replica  (POST create)", one],
       ["1 replica  (PUT update) ", updates],
+      [`1 replica, ${SHARE} clients  `, share],
       ["3 replicas (POST create)", three],
     ];
     if (before !== undefined) rows.unshift(["1 replica, before (POST)", before]);
@@ -488,6 +495,7 @@ async function drive(
   seconds: number,
   tag: string,
   [mode, ids] = ["post", "-"],
+  clients = CLIENTS,
 ): Promise<void> {
   const { urls, pids } = replicas;
   const stop = await startProfile(admin, setup.schema, pids, urls);
@@ -497,7 +505,7 @@ async function drive(
       script: SCRIPT,
       args: [mode, "/api/customers" + (mode === "put" ? "/" : ""), ids, token, `${tag}r${i}`],
       seconds,
-      connections: Math.floor(CLIENTS / urls.length) + (i < CLIENTS % urls.length ? 1 : 0),
+      connections: Math.floor(clients / urls.length) + (i < clients % urls.length ? 1 : 0),
     })
   ));
   const failed = results.reduce((sum, r) => sum + r.non2xx + r.socketErrors, 0);
