@@ -21,6 +21,7 @@ import {
   type Profile,
   startProfile,
   sumProfiles as sum,
+  walBytes,
 } from "./postgres_profile.ts";
 import { type WebhookRound, webhookRound } from "./postgres_webhooks.ts";
 import { measureLag } from "./replica_lag.ts";
@@ -160,8 +161,9 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
       .setExpirationTime("24h").sign(new TextEncoder().encode(secret));
     const target = new URL(BASE);
     const pgbench: number[] = [];
-    /** PostgreSQL-backend CPU seconds per pgbench transaction. */
+    /** PostgreSQL-backend CPU seconds and bytes of WAL per pgbench transaction. */
     const pgbenchCpu: number[] = [];
+    const pgbenchWal: number[] = [];
     const floors = new Map<string, FloorRound[]>();
     const lags: number[] = [];
     const webhookRounds: WebhookRound[] = [];
@@ -171,7 +173,7 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
       floors.set(name, [...floors.get(name) ?? [], measured]);
     };
     for (let r = 0; r < rounds; r++) {
-      const [tps, cpuRate] = await Promise.all([
+      const [tps, rates] = await Promise.all([
         runPgbench(
           {
             host: target.hostname,
@@ -186,7 +188,8 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
         backendCpuRate(admin, "pgbench", seconds),
       ]);
       pgbench.push(tps);
-      pgbenchCpu.push(cpuRate / tps);
+      pgbenchCpu.push(rates.cpu / tps);
+      pgbenchWal.push(rates.wal / tps);
       await quietDatabase(admin, pgbenchSchema);
       if (parts.has("floors")) {
         await floorRun("HTTP floor (Deno.serve + that INSERT)", [FLOOR, floorSchema], r);
@@ -257,7 +260,8 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
     );
     console.log(
       `  pgbench, one INSERT per transaction      ${round(base)} tx/s; ` +
-        `PostgreSQL backends ${round(median(pgbenchCpu) * 1e6)} µs CPU per transaction`,
+        `PostgreSQL backends ${round(median(pgbenchCpu) * 1e6)} µs CPU and ` +
+        `${round(median(pgbenchWal))} bytes of WAL per transaction`,
     );
     for (const [name, measured] of floors) {
       const rate = median(measured.map((m) => m.rps));
@@ -344,8 +348,9 @@ function printWebhooks(rounds: WebhookRound[], seconds: number): void {
 }
 
 /**
- * CPU seconds per second the backends of `application` used, from 1 s into a run of `seconds` to
- * half a second before its end (they exit with their connections).
+ * CPU seconds per second the backends of `application` used, and bytes of WAL per second the
+ * server wrote, from 1 s into a run of `seconds` to half a second before its end (the backends
+ * exit with their connections).
  */
 async function backendCpuRate(admin: PgPool, application: string, seconds: number) {
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -365,12 +370,13 @@ async function backendCpuRate(admin: PgPool, application: string, seconds: numbe
     for (const line of new TextDecoder().decode(stdout).split("\n").filter(Boolean)) {
       ticks += statTicks(line);
     }
-    return { sum: ticks / 100, at: performance.now() };
+    return { sum: ticks / 100, wal: await walBytes(admin), at: performance.now() };
   };
   const first = await sample();
   await new Promise((resolve) => setTimeout(resolve, Math.max(0.1, seconds - 1.5) * 1000));
   const last = await sample();
-  return (last.sum - first.sum) / ((last.at - first.at) / 1000);
+  const elapsed = (last.at - first.at) / 1000;
+  return { cpu: (last.sum - first.sum) / elapsed, wal: (last.wal - first.wal) / elapsed };
 }
 
 /**

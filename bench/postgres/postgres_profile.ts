@@ -2,7 +2,8 @@
  * Where a write's time goes on PostgreSQL, over one measured window: CPU seconds of the servers
  * and of their PostgreSQL backends (from /proc/<pid>/stat), and the group-commit counters the
  * servers expose on /metrics (groups, events, round trips, pool and lock waits, commit time), and
- * how much of the machine's CPU stayed idle (from /proc/stat): near none, the setup is CPU-bound.
+ * how much of the machine's CPU stayed idle (from /proc/stat): near none, the setup is CPU-bound;
+ * and the WAL the whole database server wrote (pg_stat_wal), per write.
  */
 import { cpuSeconds, machineJiffies } from "../support/child_processes.ts";
 import type { PgPool } from "../../src/store/postgres/pg_connection.ts";
@@ -13,6 +14,8 @@ export interface Profile {
   serverCpu: number;
   backendCpu: number;
   counters: Record<string, number>;
+  /** Bytes of WAL the database server wrote (NaN where pg_stat_wal is missing, before 14). */
+  walBytes: number;
   /** Jiffies of every core over the window: all of them, and those idle (or waiting for I/O). */
   machine: { total: number; idle: number };
 }
@@ -26,6 +29,18 @@ const COUNTERS = [
   "commit_seconds",
   "lock_wait_seconds",
 ];
+
+/** Bytes of WAL the server has written since its statistics were reset. */
+export async function walBytes(admin: PgPool): Promise<number> {
+  try {
+    const { rows } = await admin.query<{ bytes: number }>(
+      "SELECT wal_bytes::float8 AS bytes FROM pg_stat_wal",
+    );
+    return rows[0].bytes;
+  } catch {
+    return NaN;
+  }
+}
 
 /** A snapshot of the figures that a later snapshot is subtracted from. */
 async function snapshot(admin: PgPool, application: string, pids: number[], urls: string[]) {
@@ -45,7 +60,8 @@ async function snapshot(admin: PgPool, application: string, pids: number[], urls
       counters[name] += Number(line?.[1] ?? NaN);
     }
   }
-  return { backends, serverCpu, counters, machine: await machineJiffies() };
+  const wal = await walBytes(admin);
+  return { backends, serverCpu, counters, wal, machine: await machineJiffies() };
 }
 
 /** Starts a window; the function returned ends it, given the writes answered meanwhile. */
@@ -75,6 +91,7 @@ export async function startProfile(
       serverCpu: after.serverCpu - before.serverCpu,
       backendCpu,
       counters,
+      walBytes: after.wal - before.wal,
       machine,
     };
   };
@@ -87,7 +104,8 @@ export function describeProfile(profile: Profile): string[] {
   const ms = (seconds: number, per: number) => `${((seconds / per) * 1000).toFixed(2)} ms`;
   return [
     `CPU per write: service ${us(profile.serverCpu, writes)}, ` +
-    `PostgreSQL backends ${us(profile.backendCpu, writes)}; machine CPU idle ` +
+    `PostgreSQL backends ${us(profile.backendCpu, writes)}; WAL ` +
+    `${Math.round(profile.walBytes / writes)} bytes per write; machine CPU idle ` +
     `${Math.round((profile.machine.idle / profile.machine.total) * 100)} %`,
     `groups: ${c.groups}, ${(c.group_events / c.groups).toFixed(1)} events and ` +
     `${(c.round_trips / c.groups).toFixed(2)} round trips per group`,
@@ -104,6 +122,7 @@ export function sumProfiles(profiles: Profile[]): Profile {
     serverCpu: 0,
     backendCpu: 0,
     counters: {},
+    walBytes: 0,
     machine: { total: 0, idle: 0 },
   };
   for (const profile of profiles) {
@@ -112,6 +131,7 @@ export function sumProfiles(profiles: Profile[]): Profile {
     total.machine.idle += profile.machine.idle;
     total.serverCpu += profile.serverCpu;
     total.backendCpu += profile.backendCpu;
+    total.walBytes += profile.walBytes;
     for (const [name, value] of Object.entries(profile.counters)) {
       total.counters[name] = (total.counters[name] ?? 0) + value;
     }
