@@ -260,8 +260,11 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
     );
     console.log(
       `  pgbench, one INSERT per transaction      ${round(base)} tx/s; ` +
-        `PostgreSQL backends ${round(median(pgbenchCpu) * 1e6)} µs CPU and ` +
-        `${round(median(pgbenchWal))} bytes of WAL per transaction`,
+        `PostgreSQL backends ${round(median(pgbenchCpu) * 1e6)} µs CPU ` +
+        (pgbenchWal.every(Number.isFinite)
+          ? `and ${round(median(pgbenchWal))} bytes of WAL `
+          : "") +
+        "per transaction",
     );
     for (const [name, measured] of floors) {
       const rate = median(measured.map((m) => m.rps));

@@ -104,8 +104,11 @@ export function describeProfile(profile: Profile): string[] {
   const ms = (seconds: number, per: number) => `${((seconds / per) * 1000).toFixed(2)} ms`;
   return [
     `CPU per write: service ${us(profile.serverCpu, writes)}, ` +
-    `PostgreSQL backends ${us(profile.backendCpu, writes)}; WAL ` +
-    `${Math.round(profile.walBytes / writes)} bytes per write; machine CPU idle ` +
+    `PostgreSQL backends ${us(profile.backendCpu, writes)}; ` +
+    (Number.isFinite(profile.walBytes)
+      ? `WAL ${Math.round(profile.walBytes / writes)} bytes per write; `
+      : "") +
+    "machine CPU idle " +
     `${Math.round((profile.machine.idle / profile.machine.total) * 100)} %`,
     `groups: ${c.groups}, ${(c.group_events / c.groups).toFixed(1)} events and ` +
     `${(c.round_trips / c.groups).toFixed(2)} round trips per group`,

@@ -2,24 +2,17 @@
 import assert from "node:assert/strict";
 import { PostgresEventStore } from "../../../src/store/postgres/postgres_event_store.ts";
 import { createTestSchema } from "../../support/postgres.ts";
+import { created } from "../../support/events.ts";
 
 Deno.test("append_group runs with generic plans, and a group committed through it is stored", async () => {
   const schema = await createTestSchema();
   try {
     const store = await PostgresEventStore.open(schema.url, { maxConnections: 1 });
     try {
-      const time = new Date().toISOString();
-      const appends = ["01J0000000000000000000000A", "01J0000000000000000000000B"].map((id) =>
-        store.append([{
-          type: "customer.created",
-          id,
-          version: 1,
-          time,
-          actor: "test",
-          request_id: crypto.randomUUID(),
-          data: { id, email: `${id}@example.com` },
-        } as never], { expected: { [id]: 0 } })
-      );
+      const appends = [1, 2].map((n) => {
+        const event = created(n);
+        return store.append([event], { expected: { [event.id]: 0 } });
+      });
       const stored = (await Promise.all(appends)).flat();
       assert.deepEqual(stored.map((e) => e.seq).sort(), [1, 2]);
     } finally {
