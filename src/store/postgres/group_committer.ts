@@ -39,12 +39,22 @@ export class GroupCommitter {
 
   /** Groups sent whose outcome is not told yet. */
   #untold = 0;
+  #othersListening: () => boolean;
 
-  /** onTold hears after each group's outcome is told: the head it reached, if it committed. */
-  constructor(pool: PgPool, onTold: (head: number | undefined) => void, tail: NotifiedTail) {
+  /**
+   * onTold hears after each group's outcome is told: the head it reached, if it committed. While
+   * othersListening, each group's notification carries its events, else only the head.
+   */
+  constructor(
+    pool: PgPool,
+    onTold: (head: number | undefined) => void,
+    tail: NotifiedTail,
+    othersListening = () => true,
+  ) {
     this.#pool = pool;
     this.#onTold = onTold;
     this.#tail = tail;
+    this.#othersListening = othersListening;
   }
 
   /** True while a group is sent and its outcome not told: its seqs may precede others' notified. */
@@ -115,7 +125,7 @@ export class GroupCommitter {
       const sent = performance.now();
       this.stats.poolWaitSeconds += (sent - asked) / 1000;
       try {
-        const head = await commitGroup(writer, group, this.stats);
+        const head = await commitGroup(writer, group, this.stats, this.#othersListening());
         this.stats.commitSeconds += (performance.now() - sent) / 1000;
         return { group, head };
       } catch (error) {

@@ -1,10 +1,16 @@
 /**
  * Follows the log head of other replicas: LISTEN wakes it on every commit, and a poll covers the
- * notifications lost while the listening connection was down (it reconnects with backoff).
+ * notifications lost while the listening connection was down (it reconnects with backoff). A
+ * hello every second tells the others that a replica listens (see othersListening).
  */
 import { connectClient, type PgClient, type PgPool } from "./pg_connection.ts";
-import { type Notice, parseNotice } from "./notified_tail.ts";
+import { helloPayload, type Notice, parseNotice } from "./notified_tail.ts";
 import { LOG_CHANNEL } from "./queued_append.ts";
+
+/** How often a listening replica says hello. */
+const HELLO_MS = 1000;
+/** How long after another replica's last hello this one still counts it as listening. */
+const HEARD_MS = 3 * HELLO_MS;
 
 /** The committed log head and erasure horizon, read in one statement, and the log's schema. */
 export async function readHead(
@@ -48,6 +54,9 @@ export class HeadWatch {
   #reading = false;
   #again = false;
   #reachable = true;
+  #hello: ReturnType<typeof setInterval> | undefined;
+  /** When another replica of this log last said hello (performance.now()). */
+  #heardAt = -Infinity;
   /** Told each time reachable changes, with the failure when it became false. */
   onReachable: (reachable: boolean, error?: unknown) => void = () => {};
 
@@ -68,6 +77,22 @@ export class HeadWatch {
     this.#schema = schema;
     void this.#listen(0);
     this.#timer = setInterval(() => this.check(), this.#pollMs);
+    this.#hello = setInterval(() => this.#sayHello(), HELLO_MS);
+  }
+
+  /**
+   * True while another replica of this log has said hello lately: only then need this one's
+   * commit notices carry their events (a lone replica's carry the head, which costs far less).
+   */
+  get othersListening(): boolean {
+    return performance.now() - this.#heardAt < HEARD_MS;
+  }
+
+  #sayHello(): void {
+    const listener = this.#listener;
+    if (listener === undefined || this.#schema === undefined) return;
+    listener.query("SELECT pg_notify($1, $2)", [LOG_CHANNEL, helloPayload(this.#schema)])
+      .catch(() => {}); // A lost connection is replaced; the next hello goes on the new one.
   }
 
   /** Reads the head now (coalesced: at most one read in flight, one more queued). */
@@ -118,10 +143,17 @@ export class HeadWatch {
       client.on("error", lost);
       client.on("end", lost);
       client.on("notification", (message: { processId: number; payload?: string }) => {
-        if (message.processId === this.#subscriber.ownProcess()) return;
+        const from = message.processId;
+        if (from === this.#subscriber.ownProcess() || from === client.processID) return;
         const notice = parseNotice(message.payload);
         if (notice === undefined) this.check();
-        else if (notice.schema === this.#schema) this.#subscriber.onNotice(notice);
+        else if (notice.schema !== this.#schema) return;
+        else if (!("listening" in notice)) this.#subscriber.onNotice(notice);
+        else {
+          // A replica just started: answered at once, it need not wait a second to hear of this one.
+          if (!this.othersListening) this.#sayHello();
+          this.#heardAt = performance.now();
+        }
       });
       await client.query(`LISTEN ${LOG_CHANNEL}`).catch((error) => {
         client.end().catch(() => {});
@@ -129,6 +161,7 @@ export class HeadWatch {
       });
       this.#listener = client;
       if (this.#stopped) await client.end();
+      this.#sayHello();
       this.check(); // Commits made while not listening.
     } catch {
       const delay = Math.min(5000, 100 * 2 ** failures);
@@ -140,6 +173,7 @@ export class HeadWatch {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#timer);
+    clearInterval(this.#hello);
     const listener = this.#listener;
     this.#listener = undefined;
     await listener?.end().catch(() => {});

@@ -29,6 +29,17 @@ export type Notice =
   | { schema: string; first: number; events: NotifiedEvent[] }
   | { schema: string; head: number };
 
+/** A replica saying it listens to the log: the others' notices then carry their events. */
+export interface Hello {
+  schema: string;
+  listening: true;
+}
+
+/** The payload of a hello from the replica following the log in `schema`. */
+export function helloPayload(schema: string): string {
+  return JSON.stringify({ schema, listening: true } satisfies Hello);
+}
+
 /** The most bytes of one line of events: its notification stays under 8000. */
 const LINE_BYTES = 7600;
 const encoder = new TextEncoder();
@@ -68,16 +79,19 @@ export function noticeEvents(events: NewEvent[]): string {
   return line === "" ? text.slice(0, -1) : `${text}${line}]`;
 }
 
-/** Parses a notification's payload; undefined for one that is not a commit's notice. */
-export function parseNotice(payload: string | undefined): Notice | undefined {
+/** Parses a notification's payload; undefined for one that is neither a notice nor a hello. */
+export function parseNotice(payload: string | undefined): Notice | Hello | undefined {
   if (payload === undefined || !payload.startsWith("{")) return undefined;
-  let notice: Partial<{ schema: unknown; first: unknown; events: unknown; head: unknown }>;
+  let notice: Partial<
+    { schema: unknown; first: unknown; events: unknown; head: unknown; listening: unknown }
+  >;
   try {
     notice = JSON.parse(payload);
   } catch {
     return undefined;
   }
   if (typeof notice.schema !== "string") return undefined;
+  if (notice.listening === true) return notice as Hello;
   if (typeof notice.head === "number") return notice as Notice;
   return typeof notice.first === "number" && Array.isArray(notice.events)
     ? notice as Notice

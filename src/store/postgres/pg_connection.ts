@@ -110,9 +110,13 @@ export function createPool(
 }
 
 /** One connection of its own (for LISTEN), outside any pool. */
-export async function connectClient(url: string, limits?: ConnectionLimits): Promise<PgClient> {
+export async function connectClient(
+  url: string,
+  limits?: ConnectionLimits,
+): Promise<PgClient & { processID: number | null }> {
   const client = new TextClient(connectionOptions(url, limits)) as unknown as PgClient & {
     connect(): Promise<void>;
+    processID: number | null;
   };
   await client.connect();
   return client;

@@ -79,10 +79,15 @@ export class PostgresEventStore implements EventStore {
 
   private constructor(url: string, pool: PgPool) {
     this.#pool = pool;
-    this.#committer = new GroupCommitter(pool, (head) => {
-      if (head !== undefined) this.#advance(head);
-      for (const notice of this.#held.splice(0)) this.#takeNotice(notice);
-    }, this.#tail);
+    this.#committer = new GroupCommitter(
+      pool,
+      (head) => {
+        if (head !== undefined) this.#advance(head);
+        for (const notice of this.#held.splice(0)) this.#takeNotice(notice);
+      },
+      this.#tail,
+      () => this.#watch.othersListening,
+    );
     this.#watch = new HeadWatch(url, pool, {
       onHead: (seq, erasedSeq) => {
         this.#advance(seq);
@@ -119,6 +124,11 @@ export class PostgresEventStore implements EventStore {
       await pool.end().catch(() => {});
       throw error;
     }
+  }
+
+  /** True while another replica listens: this one's commit notices then carry their events. */
+  get othersListening(): boolean {
+    return this.#watch.othersListening;
   }
 
   /** The last seq known committed, by this replica or another. */

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { PostgresEventStore } from "../../../src/store/postgres/postgres_event_store.ts";
 import { NotifiedTail } from "../../../src/store/postgres/notified_tail.ts";
-import { createPool } from "../../../src/store/postgres/pg_connection.ts";
+import { connectClient, createPool } from "../../../src/store/postgres/pg_connection.ts";
 import { eraseDeleted } from "../../../src/store/postgres/pg_retention.ts";
 import type { NewEvent, ReplayedEvent } from "../../../src/store/event_store.ts";
 import { createTestSchema } from "../../support/postgres.ts";
@@ -14,6 +14,11 @@ import { created, deleted, ulid, updated } from "../../support/events.ts";
 
 async function caughtUp(store: PostgresEventStore, seq: number): Promise<void> {
   while (store.lastSeq < seq) await store.waitForCommit(store.lastSeq);
+}
+
+/** Waits until the writer has heard another replica's hello: its notices then carry events. */
+function heard(writer: PostgresEventStore): Promise<void> {
+  return until(() => writer.othersListening);
 }
 
 Deno.test("a replica serves another's group commits from their notifications, and its own, as the database holds them, without reading it", async () => {
@@ -25,6 +30,7 @@ Deno.test("a replica serves another's group commits from their notifications, an
     // Once the follower has seen a commit, it listens (it reads the head after it starts to).
     await writer.append([created(9)]);
     await caughtUp(follower, writer.lastSeq);
+    await heard(writer);
     const before = writer.lastSeq;
     await Promise.all([
       writer.append([created(1)], { expected: { [ulid(1)]: 0 } }),
@@ -66,6 +72,7 @@ Deno.test("a group too large for one notification reaches another replica in sev
   try {
     await writer.append([created(9)]);
     await caughtUp(follower, writer.lastSeq);
+    await heard(writer);
     const before = writer.lastSeq;
     // Sixty events of over 300 bytes each: far more than 8000 bytes, in one group.
     const large = Array.from({ length: 60 }, (_, i) => {
@@ -108,6 +115,7 @@ Deno.test("a replica serves no notified event of a customer erased since", async
   try {
     await writer.append([created(9)]);
     await caughtUp(follower, writer.lastSeq);
+    await heard(writer);
     const before = writer.lastSeq;
     await writer.append([created(1)]);
     await writer.append([updated(1, 2)]);
@@ -129,6 +137,52 @@ Deno.test("a replica serves no notified event of a customer erased since", async
     await schema.drop();
   }
 });
+
+Deno.test("a lone replica's notices carry only the head; once another replica listens they carry the events, until it stops", async () => {
+  const schema = await createTestSchema();
+  const writer = await PostgresEventStore.open(schema.url);
+  const watcher = await connectClient(schema.url);
+  const payloads: string[] = [];
+  watcher.on("notification", (message: { payload?: string }) => {
+    // Hellos are the replicas' own; a commit's notice names its first seq or the head.
+    if (!message.payload?.includes('"listening"')) payloads.push(message.payload ?? "");
+  });
+  try {
+    await watcher.query("LISTEN customer_api_log");
+    await writer.append([created(1)]);
+    await until(() => payloads.length === 1);
+    assert.equal(writer.othersListening, false, "a bare LISTEN says no hello");
+    assert.deepEqual(JSON.parse(payloads[0]), { schema: schema.name, head: writer.lastSeq });
+
+    const follower = await PostgresEventStore.open(schema.url);
+    try {
+      await heard(writer);
+      await writer.append([created(2)]);
+      await until(() => payloads.length === 2);
+      const notice = JSON.parse(payloads[1]);
+      assert.equal(notice.first, writer.lastSeq - 1);
+      assert.deepEqual(notice.events.map((e: unknown[]) => e[1]), [ulid(2)]);
+    } finally {
+      await follower.close();
+    }
+    // Three seconds after the follower's last hello, the writer's notices carry the head again.
+    await until(() => !writer.othersListening, 5000);
+    await writer.append([created(3)]);
+    await until(() => payloads.length === 3);
+    assert.deepEqual(JSON.parse(payloads[2]), { schema: schema.name, head: writer.lastSeq });
+  } finally {
+    await watcher.end();
+    await writer.close();
+    await schema.drop();
+  }
+});
+
+async function until(done: () => boolean, limitMs = 2000): Promise<void> {
+  for (let waited = 0; !done(); waited += 20) {
+    if (waited > limitMs) throw new Error("waited too long");
+    await tick();
+  }
+}
 
 function tick(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 20));
