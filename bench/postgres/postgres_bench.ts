@@ -277,15 +277,15 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
     }
     const rows: [string, Setup][] = [
       ["1 replica  (POST create)", one],
-      ["1 replica  (PUT update) ", updates],
-      [`1 replica, ${SHARE} clients  `, share],
+      ["1 replica  (PUT update)", updates],
+      [`1 replica, ${SHARE} clients`, share],
       ["3 replicas (POST create)", three],
     ];
     if (before !== undefined) rows.unshift(["1 replica, before (POST)", before]);
     for (const [name, setup] of rows.filter(([, setup]) => setup.rates.length > 0)) {
       const rate = median(setup.rates);
       console.log(
-        `  service, ${name}  ${round(rate)} writes/s = ${(rate / base).toFixed(2)} × pgbench` +
+        `  service, ${name.padEnd(24)}  ${round(rate)} writes/s = ${(rate / base).toFixed(2)} × pgbench` +
           `; p99 ${median(setup.p99s).toFixed(1)} ms`,
       );
       for (const line of describeProfile(sum(setup.profiles))) console.log(`      ${line}`);
