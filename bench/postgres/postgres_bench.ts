@@ -284,8 +284,9 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
     if (before !== undefined) rows.unshift(["1 replica, before (POST)", before]);
     for (const [name, setup] of rows.filter(([, setup]) => setup.rates.length > 0)) {
       const rate = median(setup.rates);
+      const label = name.padEnd(24);
       console.log(
-        `  service, ${name.padEnd(24)}  ${round(rate)} writes/s = ${(rate / base).toFixed(2)} × pgbench` +
+        `  service, ${label}  ${round(rate)} writes/s = ${(rate / base).toFixed(2)} × pgbench` +
           `; p99 ${median(setup.p99s).toFixed(1)} ms`,
       );
       for (const line of describeProfile(sum(setup.profiles))) console.log(`      ${line}`);
