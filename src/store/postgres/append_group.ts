@@ -37,18 +37,18 @@ type Refusal =
  * server locks the head, checks, writes and commits without waiting for the service in between.
  * Should the database still refuse the write (an email passed between customers inside the
  * group), the group is retried append by append in savepoints. Its notification carries the
- * events when `told` (other replicas listen), else the head. Fills each append's `stored` or
+ * events `withEvents` (while other replicas listen), else the head. Fills each append's `stored` or
  * `error`; returns the head.
  */
 export async function commitGroup(
   client: PgClient,
   group: QueuedAppend[],
   stats: CommitStats,
-  told = true,
+  withEvents = true,
 ): Promise<number> {
   let result: { first: number; refused: Refusal[]; wait: number };
   try {
-    const [values, asLines] = callParameters(group, told);
+    const [values, asLines] = callParameters(group, withEvents);
     ({ rows: [{ result }] } = await client.query({ ...(asLines ? AS_LINES : AS_ARRAY), values }));
   } catch (error) {
     if ((error as { code?: string }).code !== "23505") throw error;
@@ -89,9 +89,9 @@ function countWritten(group: QueuedAppend[]): number {
 
 /**
  * The function's arguments: the events as one array per column, the expected versions, and the
- * notice's lines when `told`; and whether the data went as lines.
+ * notice's lines `withEvents`; and whether the data went as lines.
  */
-function callParameters(group: QueuedAppend[], told: boolean): [unknown[], boolean] {
+function callParameters(group: QueuedAppend[], withEvents: boolean): [unknown[], boolean] {
   const items: number[] = [];
   const [types, ids, times, actors, requests, keys, hashes, data, emails]: (string | null)[][] = [
     [],
@@ -130,7 +130,7 @@ function callParameters(group: QueuedAppend[], told: boolean): [unknown[], boole
     }
   }
   const dataLines = lines(data);
-  const notice = told ? noticeEvents(group.flatMap((item) => item.events)) : null;
+  const notice = withEvents ? noticeEvents(group.flatMap((item) => item.events)) : null;
   return [[
     group.length,
     intArray(items),
