@@ -37,8 +37,8 @@ type Refusal =
  * server locks the head, checks, writes and commits without waiting for the service in between.
  * Should the database still refuse the write (an email passed between customers inside the
  * group), the group is retried append by append in savepoints. Its notification carries the
- * events `withEvents` (while other replicas listen), else the head. Fills each append's `stored` or
- * `error`; returns the head.
+ * events `withEvents` (while other replicas listen), else the head. Fills each append's `stored`
+ * or `error`; returns the head.
  */
 export async function commitGroup(
   client: PgClient,
