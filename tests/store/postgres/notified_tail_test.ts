@@ -151,8 +151,8 @@ Deno.test("a lone replica's notices carry only the head; once another replica li
     await watcher.query("LISTEN customer_api_log");
     await writer.append([created(1)]);
     await until(() => payloads.length === 1);
-    assert.equal(writer.othersListening, false, "a bare LISTEN says no hello");
     assert.deepEqual(JSON.parse(payloads[0]), { schema: schema.name, head: writer.lastSeq });
+    assert.equal(writer.othersListening, false, "a bare LISTEN says no hello");
 
     const follower = await PostgresEventStore.open(schema.url);
     try {
