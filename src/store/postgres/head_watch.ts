@@ -160,7 +160,10 @@ export class HeadWatch {
         throw error;
       });
       this.#listener = client;
-      if (this.#stopped) await client.end();
+      if (this.#stopped) {
+        await client.end();
+        return;
+      }
       this.#sayHello();
       this.check(); // Commits made while not listening.
     } catch {
