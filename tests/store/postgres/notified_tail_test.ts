@@ -19,7 +19,7 @@ async function caughtUp(store: PostgresEventStore, seq: number): Promise<void> {
 
 /** Waits until the writer has heard another replica's hello: its notices then carry events. */
 function heard(writer: PostgresEventStore): Promise<void> {
-  return eventually(async () => writer.othersListening, "the writer hears the follower");
+  return eventually(() => Promise.resolve(writer.othersListening), "the writer hears the follower");
 }
 
 Deno.test("a replica serves another's group commits from their notifications, and its own, as the database holds them, without reading it", async () => {
@@ -151,7 +151,7 @@ Deno.test("a lone replica's notices carry only the head; once another replica li
   try {
     await watcher.query("LISTEN customer_api_log");
     await writer.append([created(1)]);
-    await eventually(async () => payloads.length === 1, "the first notice");
+    await eventually(() => Promise.resolve(payloads.length === 1), "the first notice");
     assert.deepEqual(JSON.parse(payloads[0]), { schema: schema.name, head: writer.lastSeq });
     assert.equal(writer.othersListening, false, "a bare LISTEN says no hello");
 
@@ -159,7 +159,7 @@ Deno.test("a lone replica's notices carry only the head; once another replica li
     try {
       await heard(writer);
       await writer.append([created(2)]);
-      await eventually(async () => payloads.length === 2, "the second notice");
+      await eventually(() => Promise.resolve(payloads.length === 2), "the second notice");
       const notice = JSON.parse(payloads[1]);
       assert.equal(notice.first, writer.lastSeq - 1);
       assert.deepEqual(notice.events.map((e: unknown[]) => e[1]), [ulid(2)]);
@@ -167,9 +167,13 @@ Deno.test("a lone replica's notices carry only the head; once another replica li
       await follower.close();
     }
     // Three seconds after the follower's last hello, the writer's notices carry the head again.
-    await eventually(async () => !writer.othersListening, "the follower forgotten", 5000);
+    await eventually(
+      () => Promise.resolve(!writer.othersListening),
+      "the follower forgotten",
+      5000,
+    );
     await writer.append([created(3)]);
-    await eventually(async () => payloads.length === 3, "the third notice");
+    await eventually(() => Promise.resolve(payloads.length === 3), "the third notice");
     assert.deepEqual(JSON.parse(payloads[2]), { schema: schema.name, head: writer.lastSeq });
   } finally {
     await watcher.end();
