@@ -2,8 +2,10 @@
  * `deno task bench --only=postgres`: durable writes through the real service on PostgreSQL
  * against pgbench committing an equivalent single-row INSERT, in alternating rounds of one run
  * (same client count, same duration): creates on one replica and on three, updates (PUT) on one,
- * creates on one replica from a third of the clients (what each of three gets),
- * the lag of one replica behind another under the three-replica load, and creates with no
+ * creates on one replica from a third of the clients (what each of three gets), creates on three
+ * services that share only the machine (each on a schema of its own: no log to share or follow,
+ * the most three processes get from its cores), the lag of one replica behind another under the
+ * three-replica load, and creates with no
  * webhook endpoint against creates with 10 (postgres_webhooks.ts). The servers run only during
  * their own part of a round, so that pgbench gets its connections on a shared database. A
  * profile of each setup (postgres_profile.ts) shows where a write's time goes. The HTTP floor
@@ -79,6 +81,8 @@ const CONFIG = decodeURIComponent(new URL("../../deno.json", import.meta.url).pa
 interface Setup {
   schema: string;
   replicas: number;
+  /** Each replica on a schema of its own (`<schema>_<i>`): services sharing only the machine. */
+  apart?: boolean;
   /** The checkout whose service runs (this one when undefined). */
   root?: string;
   rates: number[];
@@ -108,10 +112,11 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
   const admin = createPool(BASE, 1, () => {});
   const dataDir = await Deno.makeTempDir({ prefix: "postgres-bench-" });
   const secret = randomSecret();
-  const setup = (name: string, replicas: number, root?: string): Setup => ({
+  const setup = (name: string, replicas: number, root?: string, apart?: boolean): Setup => ({
     schema: `bench_${name}_${stamp}`,
     replicas,
     root,
+    apart,
     rates: [],
     p99s: [],
     profiles: [],
@@ -121,6 +126,7 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
   // One replica with the share of the clients each of three gets: what splitting the load costs.
   const share = setup("one", 1);
   const three = setup("three", 3);
+  const apart = setup("apart", 3, undefined, true);
   const hooks = setup("hooks", 1);
   const before = options.beforeRoot === undefined
     ? undefined
@@ -128,15 +134,16 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
   const pgbenchSchema = `bench_pgbench_${stamp}`;
   const floorSchema = `bench_floor_${stamp}`;
   const schemas = [pgbenchSchema, floorSchema, one.schema, three.schema, hooks.schema];
+  schemas.push(...schemasOf(apart));
   if (before !== undefined) schemas.push(before.schema);
   const running: Running[] = [];
   const start = async (setup: Setup, env: Record<string, string> = {}): Promise<Running> => {
-    const url = new URL(BASE);
-    url.searchParams.set("options", `-c search_path=${setup.schema}`);
-    url.searchParams.set("application_name", setup.schema);
     const replicas: Running = { urls: [], pids: [], servers: [] };
     running.push(replicas);
-    for (let i = 0; i < setup.replicas; i++) {
+    for (const schema of schemasOf(setup)) {
+      const url = new URL(BASE);
+      url.searchParams.set("options", `-c search_path=${schema}`);
+      url.searchParams.set("application_name", setup.schema);
       const server = spawnServer(dataDir, [], {
         DATABASE_URL: url.toString(),
         JWT_SECRET: secret,
@@ -232,6 +239,11 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
         lags.push(...measured);
         await stop(replicas);
         await quietDatabase(admin, three.schema);
+        const services = await start(apart);
+        await Promise.all(services.urls.map((url, i) => warm(url, token, `warm${r}a${i}`)));
+        await drive(admin, apart, services, token, seconds, `apart${r}`);
+        await stop(services);
+        for (const schema of schemasOf(apart)) await quietDatabase(admin, schema);
       }
       if (parts.has("webhooks")) {
         const hooked = await start(hooks, { WEBHOOK_ALLOW_PRIVATE: "1" });
@@ -280,6 +292,7 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
       ["1 replica  (PUT update)", updates],
       [`1 replica, ${SHARE} clients`, share],
       ["3 replicas (POST create)", three],
+      ["3 services, own schemas", apart],
     ];
     if (before !== undefined) rows.unshift(["1 replica, before (POST)", before]);
     for (const [name, setup] of rows.filter(([, setup]) => setup.rates.length > 0)) {
@@ -308,6 +321,13 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
       );
     }
     if (parts.has("three")) {
+      console.log(
+        `  3 replicas ÷ 3 services on schemas of their own: ${ratio(three, apart).toFixed(2)}×` +
+          (parts.has("one")
+            ? `; those 3 services ÷ 1 replica: ${ratio(apart, one).toFixed(2)}× ` +
+              "(what three processes get from the machine's cores)"
+            : ""),
+      );
       lags.sort((a, b) => a - b);
       console.log(
         `  replica lag (create on A, read on B)     p50 ${at(lags, 0.5).toFixed(1)} ms, ` +
@@ -473,6 +493,11 @@ async function firstLineUrl(stream: ReadableStream<Uint8Array>): Promise<string>
 }
 
 /** A second of creates, not counted: a fresh process runs partly unoptimised at first. */
+/** The schemas a setup's replicas run on: one for all, or one each when apart. */
+function schemasOf({ schema, replicas, apart }: Setup): string[] {
+  return Array.from({ length: replicas }, (_, i) => apart ? `${schema}_${i}` : schema);
+}
+
 async function warm(url: string, token: string, tag: string): Promise<void> {
   await burst(url, token, 1, tag, 16);
 }
