@@ -1,8 +1,9 @@
 /**
  * Where delivery time goes on PostgreSQL: one replica under `--cpu-prof` with 10 webhook endpoints
  * on a loopback receiver, creates paced at RATE per second; prints the commit-to-arrival
- * percentiles of their deliveries and the time deliveries waited for a busy API, then the
- * profile (with PROFILE=1).
+ * percentiles of their deliveries, the time deliveries waited for a busy API and the attempts'
+ * mean time (what bounds one endpoint's rate, its events going one at a time), then the profile
+ * (with PROFILE=1).
  *
  * deno run -A bench/postgres/pg_webhooks_profile.ts [DIR] [SECONDS] [RATE] [PROFILE=1]
  */
@@ -45,6 +46,16 @@ await withProfileSchema(
     const metrics = await (await fetch(`${address}/metrics`)).text();
     console.log(
       metrics.split("\n").filter((line) => line.startsWith("webhook_held")).join("\n"),
+    );
+    // An endpoint gets its events one at a time, in order: the attempt's time bounds its rate.
+    const total = (name: string) =>
+      Number(
+        new RegExp(`^webhook_delivery_duration_seconds_${name} (\\S+)$`, "m").exec(metrics)?.[1],
+      );
+    const mean = total("sum") / total("count");
+    console.log(
+      `attempts: ${total("count")}, ${(mean * 1000).toFixed(2)} ms each on average from send to ` +
+        `answer: one endpoint takes at most about ${Math.round(1 / mean)} events/s`,
     );
     await server.stop("SIGTERM");
     if (profile === "1") await printRequestProfile(newProfile());
