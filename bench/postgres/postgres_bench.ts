@@ -266,9 +266,11 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
       }
     }
     const base = median(pgbench);
+    // The server's own setting: with it off, tables the runs churn keep their dead rows.
+    const { rows: [{ autovacuum }] } = await admin.query<{ autovacuum: string }>("SHOW autovacuum");
     console.log(
       `postgres: ${CLIENTS} clients, ${seconds} s × ${rounds} round(s), medians; ` +
-        "synchronous_commit on, loopback",
+        `synchronous_commit on, autovacuum ${autovacuum}, loopback`,
     );
     console.log(
       `  pgbench, one INSERT per transaction      ${round(base)} tx/s; ` +
