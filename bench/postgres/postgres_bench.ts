@@ -1,19 +1,18 @@
 /**
- * `deno task bench --only=postgres`: durable writes through the real service on PostgreSQL
- * against pgbench committing an equivalent single-row INSERT, in alternating rounds of one run
- * (same client count, same duration): creates on one replica and on three, updates (PUT) on one,
- * creates on one replica from a third of the clients (what each of three gets), creates on three
- * services that share only the machine (each on a schema of its own: no log to share or follow,
- * the most three processes get from its cores), the lag of one replica behind another under the
- * three-replica load, and creates with no
- * webhook endpoint against creates with 10 (postgres_webhooks.ts). The servers run only during
- * their own part of a round, so that pgbench gets its connections on a shared database. A
- * profile of each setup (postgres_profile.ts) shows where a write's time goes. The HTTP floor
- * (postgres_floor_server.ts: `Deno.serve` and pgbench's INSERT per request, nothing else) shows
- * what any service over HTTP and the driver reaches on the same machine; the grouped floors
- * (postgres_grouped_floor.ts: the least a durable create needs, group-committed as one multi-row
- * INSERT per group, into pgbench's table, into one with the events table's indexes, and with a
- * customer row beside) show what a service with the group commit could reach.
+ * `deno task bench --only=postgres`: durable writes through the real service on PostgreSQL against
+ * pgbench committing an equivalent single-row INSERT, in alternating rounds of one run (same client
+ * count, same duration): creates on one replica and on three, updates (PUT) on one, creates on one
+ * replica from a third of the clients (what each of three gets), creates on three services that
+ * share only the machine (each on a schema of its own: no log to share or follow, the most three
+ * processes get from its cores), the lag of one replica behind another under the three-replica
+ * load, and creates with no webhook endpoint against creates with 10 (postgres_webhooks.ts). The
+ * servers run only during their own part of a round, so that pgbench gets its connections on a
+ * shared database. A profile of each setup (postgres_profile.ts) shows where a write's time goes.
+ * The HTTP floor (postgres_floor_server.ts: `Deno.serve` and pgbench's INSERT per request, nothing
+ * else) shows what any service over HTTP and the driver reaches on the same machine; the grouped
+ * floors (postgres_grouped_floor.ts: the least a durable create needs, group-committed as one
+ * multi-row INSERT per group, into pgbench's table, into one with the events table's indexes, and
+ * with a customer row beside) show what a service with the group commit could reach.
  */
 import { SignJWT } from "jose";
 import { createPool, type PgPool } from "../../src/store/postgres/pg_connection.ts";
@@ -494,12 +493,12 @@ async function firstLineUrl(stream: ReadableStream<Uint8Array>): Promise<string>
   return JSON.parse(text.slice(0, text.indexOf("\n"))).url;
 }
 
-/** A second of creates, not counted: a fresh process runs partly unoptimised at first. */
 /** The schemas a setup's replicas run on: one for all, or one each when apart. */
 function schemasOf({ schema, replicas, apart }: Setup): string[] {
   return Array.from({ length: replicas }, (_, i) => apart ? `${schema}_${i}` : schema);
 }
 
+/** A second of creates, not counted: a fresh process runs partly unoptimised at first. */
 async function warm(url: string, token: string, tag: string): Promise<void> {
   await burst(url, token, 1, tag, 16);
 }
