@@ -111,11 +111,10 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
   const admin = createPool(BASE, 1, () => {});
   const dataDir = await Deno.makeTempDir({ prefix: "postgres-bench-" });
   const secret = randomSecret();
-  const setup = (name: string, replicas: number, root?: string, apart?: boolean): Setup => ({
+  const setup = (name: string, replicas: number, root?: string): Setup => ({
     schema: `bench_${name}_${stamp}`,
     replicas,
     root,
-    apart,
     rates: [],
     p99s: [],
     profiles: [],
@@ -125,7 +124,7 @@ export async function runPostgresBench(options: PostgresBenchOptions): Promise<v
   // One replica with the share of the clients each of three gets: what splitting the load costs.
   const share = setup("one", 1);
   const three = setup("three", 3);
-  const apart = setup("apart", 3, undefined, true);
+  const apart: Setup = { ...setup("apart", 3), apart: true };
   const hooks = setup("hooks", 1);
   const before = options.beforeRoot === undefined
     ? undefined
