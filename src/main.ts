@@ -129,7 +129,8 @@ async function main(): Promise<void> {
   const consoleUrl = config.console && config.socket === undefined
     ? `${listener.url}/console`
     : undefined;
-  sayReady({ url: listener.url, customers: projection.size, replayMs, consoleUrl });
+  const indexed = service.lists.index();
+  sayReady({ url: listener.url, customers: projection.size, replayMs, consoleUrl, indexed });
   keys.announce?.(listener.curl("/api/customers"), consoleUrl);
   webhooks.start();
   if (recovery.eventsReplayed > 0) maintenance.startCompaction();

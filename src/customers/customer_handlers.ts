@@ -11,6 +11,7 @@ import { etag, ifNoneMatchHits, parseIfMatch } from "../http/conditional.ts";
 import { BadRequestError } from "../http/errors.ts";
 import { encodeCursor, parseListQuery } from "./list_query.ts";
 import { type CachedPage, PageCache } from "./page_cache.ts";
+import { keyOf } from "../search/list_sort.ts";
 
 const JSON_BODY = ["application/json"];
 const PATCH_BODY = ["application/merge-patch+json", "application/json"];
@@ -39,14 +40,17 @@ export function customerHandlers(
 
   return {
     /** A page is built once per change of the read model and query string, then answered again. */
-    list(request: Request, context: HandlerContext): Response {
+    async list(request: Request, context: HandlerContext): Promise<Response> {
       const url = request.url;
       const at = url.indexOf("?");
       const search = at === -1 ? "" : url.slice(at);
       const changes = service.readModelChanges;
       let page = pages.get(search, changes);
       if (page === undefined) {
-        page = listPage(service, context.url);
+        const built = await listPage(service, context.url);
+        // The state the page answers: a search may have waited for the indexes or paused.
+        context.headers["log-seq"] = String(built.seq);
+        page = built.page;
         pages.set(search, changes, page);
       }
       const own: Record<string, string> = page.link === undefined
@@ -101,18 +105,21 @@ export function customerHandlers(
 }
 
 /** The page a list query asks for, as answered: its body and the next page's `Link`. */
-function listPage(service: CustomerService, url: URL): CachedPage {
-  const page = service.list(parseListQuery(url.search));
-  const next = page.more ? encodeCursor(page.items[page.items.length - 1].id) : null;
+async function listPage(service: CustomerService, url: URL) {
+  const request = parseListQuery(url.search);
+  const { page, seq } = await service.lists.page(request);
+  const last = page.texts[page.texts.length - 1];
+  const next = page.more ? encodeCursor(keyOf(request.sort, last), request.sort) : null;
   let link: string | undefined;
   if (next !== null) {
     const params = new URLSearchParams(url.searchParams);
     params.set("cursor", next);
     link = `<${url.pathname}?${params}>; rel="next"`;
   }
-  const data = page.items.map((record) => record.json).join(",");
-  const body = `{"data":[${data}],"next_cursor":${next === null ? "null" : `"${next}"`}}`;
-  return { body, link };
+  const body = `{"data":[${page.texts.join(",")}],"next_cursor":${
+    next === null ? "null" : `"${next}"`
+  }}`;
+  return { page: { body, link } as CachedPage, seq };
 }
 
 /** The live customer's record for the path's id; a malformed id is simply not found. */

@@ -6,13 +6,9 @@ import type { EventStore, StoredEvent } from "../store/event_store.ts";
 import { IdempotencyKeyTakenError } from "../store/store_errors.ts";
 import { decidedCustomerText } from "../read_model/customer_text.ts";
 import { isoClock } from "../lib/iso_clock.ts";
-import type {
-  CustomerProjection,
-  CustomerRecord,
-  ListPage,
-  ListQuery,
-} from "../read_model/projection.ts";
+import type { CustomerProjection, CustomerRecord } from "../read_model/projection.ts";
 import { AppliedState } from "./applied_state.ts";
+import { CustomerLists } from "./customer_lists.ts";
 import { CustomerSnapshots } from "./customer_snapshots.ts";
 import { LogFollower } from "./log_follower.ts";
 import { type IdempotencyMeta, newEvent, streamAt } from "./new_event.ts";
@@ -43,6 +39,8 @@ export class CustomerService {
   readonly snapshots: CustomerSnapshots;
   /** Applies what other replicas commit to a shared store. */
   readonly follower: LogFollower;
+  /** The list and its searches. */
+  readonly lists: CustomerLists;
   #store: EventStore;
   #state: AppliedState;
   #pending: PendingState;
@@ -55,6 +53,7 @@ export class CustomerService {
     this.#state = new AppliedState(deps.projection, deps.clock, deps.idempotencyMaxKeys);
     this.snapshots = new CustomerSnapshots(deps.store, this.#state);
     this.follower = new LogFollower(deps.store, this.#state);
+    this.lists = new CustomerLists(deps.projection, () => this.#state.appliedSeq);
     this.#pending = new PendingState(deps.projection);
     this.#context = { now: isoClock(deps.clock), newId: deps.newId };
     this.#writeDeadlineMs = deps.writeDeadlineMs ?? WRITE_DEADLINE_MS;
@@ -83,11 +82,6 @@ export class CustomerService {
   /** Counts changes to the read model: a page answered at another count may differ. */
   get readModelChanges(): number {
     return this.#state.projection.changes;
-  }
-
-  /** A page of live customers. */
-  list(query: ListQuery): ListPage {
-    return this.#state.projection.list(query);
   }
 
   /** Creates a customer; with an idempotency key, a repeat answers the first result again. */

@@ -9,8 +9,11 @@ export interface ServiceLog {
   log: Logger;
   /** The request logger for the app; undefined when the level leaves requests out. */
   onRequest?: (id: string, method: string, route: string, status: number, ms: number) => void;
-  /** Says the service is ready: one JSON line, or on a terminal a summary for people. */
-  ready(facts: Omit<SummaryFacts, "warnings">): void;
+  /**
+   * Says the service is ready: one JSON line, or on a terminal a summary for people; then, once
+   * `indexed` resolves with its ms, that the search index is built.
+   */
+  ready(facts: Omit<SummaryFacts, "warnings"> & { indexed?: Promise<number> }): void;
 }
 
 /**
@@ -41,7 +44,10 @@ export function serviceLog(config: Config): ServiceLog {
       }))
     : (id: string, method: string, route: string, status: number, ms: number) =>
       sink.request(id, method, route, status, ms);
-  const ready = (facts: Omit<SummaryFacts, "warnings">) => {
+  const ready = (facts: Omit<SummaryFacts, "warnings"> & { indexed?: Promise<number> }) => {
+    void facts.indexed?.then((ms) =>
+      log.info("search index built", { customers: facts.customers, ms })
+    );
     if (!text) {
       log.always("ready", {
         url: facts.url,

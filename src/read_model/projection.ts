@@ -2,19 +2,10 @@ import { type Customer, emailKey, isUlid } from "../domain/customer.ts";
 import type { CustomerState } from "../domain/decide.ts";
 import { canonicalEmail, canonicalVersion, customerFacts } from "./customer_facts.ts";
 import { customerText } from "./customer_text.ts";
-import { nameOrEmailMatcher } from "./customer_search.ts";
 import { EmailIndex } from "./email_index.ts";
-import { IdOrder } from "./id_order.ts";
-import { ID_AT, ID_LENGTH, idHash, idOf, TextTable } from "./text_table.ts";
-
-/** What a page of the list asks for. */
-export interface ListQuery {
-  after?: string;
-  limit: number;
-  /** Exact email, compared case-insensitively. */
-  email?: string;
-  q?: string;
-}
+import { OrderIndex } from "./order_index.ts";
+import { SearchIndex } from "./search_index.ts";
+import { compareIds, ID_AT, ID_LENGTH, idHash, idTime, TextTable } from "./text_table.ts";
 
 /** A live customer as GET and the list answer it: its JSON text and its version. */
 export interface CustomerRecord {
@@ -23,15 +14,12 @@ export interface CustomerRecord {
   readonly json: string;
 }
 
-/** One page of customers, and whether more match after it. */
-export interface ListPage {
-  items: CustomerRecord[];
-  more: boolean;
-}
+/** Told before a customer's text changes: its ordinal and the text it held (undefined if none). */
+export type ChangeWatcher = (ordinal: number, before: string | undefined) => void;
 
 /**
- * The in-memory read model: each customer kept as one string, its canonical JSON text, with
- * indexes of hashes, not key strings, to save memory; `bench --only=startup` measures it.
+ * The in-memory read model: each customer kept as one string, its canonical JSON text, under an
+ * ordinal that the indexes hold instead of ids, to save memory; `bench --only=startup` measures it.
  */
 export class CustomerProjection implements CustomerState {
   #texts = new TextTable();
@@ -41,7 +29,14 @@ export class CustomerProjection implements CustomerState {
     }
     return undefined;
   });
-  #order = new IdOrder();
+  /** Live customers in id order. */
+  readonly ids = new OrderIndex(
+    (a, b) => compareIds(this.textAt(a)!, this.textAt(b)!),
+    (ordinal) => idTime(this.textAt(ordinal)!),
+  );
+  /** The search indexes; built after the replay (SearchIndex.buildSlice). */
+  readonly search = new SearchIndex((ordinal) => this.#texts.textAt(ordinal));
+  #watchers = new Set<ChangeWatcher>();
   #changes = 0;
 
   /** The number of live customers. */
@@ -52,6 +47,27 @@ export class CustomerProjection implements CustomerState {
   /** Counts every change to the model: what a page answered before a change differs from. */
   get changes(): number {
     return this.#changes;
+  }
+
+  /** Every ordinal is below this. */
+  get ordinalLimit(): number {
+    return this.#texts.ordinalLimit;
+  }
+
+  /** The text of the live customer holding an ordinal. */
+  textAt(ordinal: number): string | undefined {
+    return this.#texts.textAt(ordinal);
+  }
+
+  /** The ordinal of the live customer with this id, or -1. */
+  ordinalOf(id: string): number {
+    return this.#texts.ordinalOf(id);
+  }
+
+  /** Tells `watcher` of every change until the returned function is called. */
+  watch(watcher: ChangeWatcher): () => void {
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
   }
 
   /** The live customer with this id, parsed from its text. */
@@ -86,12 +102,14 @@ export class CustomerProjection implements CustomerState {
   }
 
   remove(id: string): void {
-    const before = this.#texts.delete(id);
-    if (before === undefined) return;
-    this.#changes++;
+    const ordinal = this.#texts.ordinalOf(id);
+    if (ordinal === -1) return;
+    const before = this.#texts.textAt(ordinal)!;
+    this.#tell(ordinal, before);
     this.#byEmail.remove(emailOf(before), idHash(before, ID_AT));
-    // The tombstone is kept: a copy of the id, not the caller's string (a slice of a URL, say).
-    this.#order.remove(idOf(before));
+    this.search.changing(ordinal, before);
+    this.ids.delete(ordinal);
+    this.#texts.delete(ordinal);
   }
 
   /**
@@ -105,53 +123,46 @@ export class CustomerProjection implements CustomerState {
       json = customerText(customer);
       email = customer.email;
     }
-    this.#changes++;
-    const before = this.#texts.set(json);
-    if (before === undefined) this.#byEmail.add(email, idHash(json, ID_AT));
-    else {
-      const previous = emailOf(before);
-      if (previous !== email && emailKey(previous) !== emailKey(email)) {
-        const hash = idHash(json, ID_AT);
-        this.#byEmail.remove(previous, hash);
-        this.#byEmail.add(email, hash);
-      }
+    const ordinal = this.#texts.ordinalOf(json.slice(ID_AT, ID_AT + ID_LENGTH));
+    if (ordinal === -1) {
+      const added = this.#texts.add(json);
+      this.#tell(added, undefined);
+      this.#byEmail.add(email, idHash(json, ID_AT));
+      this.ids.insert(added);
+      this.search.changing(added, undefined);
+      return;
     }
-    this.#order.put(json);
+    const before = this.#texts.textAt(ordinal)!;
+    this.#tell(ordinal, before);
+    const previous = emailOf(before);
+    if (previous !== email && emailKey(previous) !== emailKey(email)) {
+      const hash = idHash(json, ID_AT);
+      this.#byEmail.remove(previous, hash);
+      this.#byEmail.add(email, hash);
+    }
+    this.search.changing(ordinal, before);
+    this.#texts.replace(ordinal, json);
   }
 
   /** Every live customer's text in id order (a new array; texts are immutable values). */
   texts(): string[] {
-    return this.#order.texts();
+    const texts: string[] = [];
+    this.ids.walk({ chunk: 0, at: 0 }, false, (ordinal) => texts.push(this.textAt(ordinal)!) > 0);
+    return texts;
   }
 
   all(): CustomerRecord[] {
     return this.texts().map(recordOf);
   }
 
-  /** A page of live customers in id order. */
-  list(query: ListQuery): ListPage {
-    const matches = nameOrEmailMatcher(query.q);
-    if (query.email !== undefined) {
-      const id = this.#byEmail.owner(emailKey(query.email));
-      const json = id === undefined ? undefined : this.#texts.get(id);
-      const hit = json !== undefined && (query.after === undefined || id! > query.after) &&
-        matches(json);
-      return { items: hit ? [recordOf(json)] : [], more: false };
-    }
-    const items: CustomerRecord[] = [];
-    const order = this.#order;
-    let i = query.after === undefined ? 0 : order.indexAfter(query.after);
-    for (; i < order.length; i++) {
-      const json = order.at(i);
-      if (json === undefined || !matches(json)) continue;
-      if (items.length === query.limit) return { items, more: true };
-      items.push(recordOf(json));
-    }
-    return { items, more: false };
+  #tell(ordinal: number, before: string | undefined): void {
+    this.#changes++;
+    for (const watcher of this.#watchers) watcher(ordinal, before);
   }
 }
 
-function recordOf(json: string): CustomerRecord {
+/** The record of a canonical text. */
+export function recordOf(json: string): CustomerRecord {
   return { id: json.slice(ID_AT, ID_AT + ID_LENGTH), version: canonicalVersion(json), json };
 }
 

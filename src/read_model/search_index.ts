@@ -1,0 +1,210 @@
+import { PagedColumn } from "../lib/paged_column.ts";
+import { sortPairs } from "../lib/pair_sort.ts";
+import { BlockArena } from "./block_arena.ts";
+import { metadataText, sameFields, TEXT_FIELDS } from "./customer_fields.ts";
+import { type FieldKeys, fieldKeysList, readFieldKeys, TRIGRAMS } from "./field_keys.ts";
+import { FieldPostings } from "./field_postings.ts";
+import { MetadataPostings } from "./metadata_postings.ts";
+import { SortOrders } from "./sort_orders.ts";
+
+/** Changes wait for a flush up to this many customers, or FLUSH_MS. */
+const PENDING_MAX = 2048;
+const FLUSH_MS = 50;
+/** New customers' trigrams are added in one pass per flush, sorted by set: at most this many. */
+const GROUPED_MAX = PENDING_MAX * 128;
+/** The most trigrams one customer has (its text fields at their longest), with a margin. */
+const ROOM = 4096;
+
+/**
+ * The search indexes of the read model: postings per text field and for metadata, and the sort
+ * orders. A change is noted in the same step as the read model's and applied at the next flush,
+ * in a batch whose hot sets stay in cache; every reader flushes first, so none sees it late.
+ * Built once, in slices, after the replay; customers the build has not reached are left to it.
+ */
+export class SearchIndex {
+  /** Where every posting set keeps its containers. */
+  readonly arena = new BlockArena();
+  readonly #fields: readonly FieldPostings[] = TEXT_FIELDS.map(() => new FieldPostings(this.arena));
+  readonly #metadata = new MetadataPostings(this.arena);
+  readonly #orders: SortOrders;
+  readonly #textAt: (ordinal: number) => string | undefined;
+  /** Ordinals below it are indexed (Infinity once built). */
+  #frontier = 0;
+  /** Changed ordinals not yet applied, in order, with the text the index holds for each. */
+  #pending: number[] = [];
+  #pendingTexts: (string | undefined)[] = [];
+  /** Per ordinal, 1 + its place in #pending while pending, else 0. */
+  #marks = new PagedColumn();
+  #flushSoon: (flush: () => void) => void;
+  /** Trigram adds set aside for #addGrouped: (field << 21 | key, ordinal). */
+  #groupKeys = new Uint32Array(GROUPED_MAX);
+  #groupValues = new Int32Array(GROUPED_MAX);
+  #spare = { keys: new Uint32Array(GROUPED_MAX), values: new Int32Array(GROUPED_MAX) };
+  #grouped = 0;
+  #was: FieldKeys[] = fieldKeysList();
+  #now: FieldKeys[] = fieldKeysList();
+
+  /**
+   * `textAt` gives the text an ordinal holds (undefined for a free one); `flushSoon` runs a flush
+   * a little later, so changes do not wait long for a reader.
+   */
+  constructor(
+    textAt: (ordinal: number) => string | undefined,
+    flushSoon: (flush: () => void) => void = (flush) =>
+      Deno.unrefTimer(setTimeout(flush, FLUSH_MS)),
+  ) {
+    this.#textAt = textAt;
+    this.#flushSoon = flushSoon;
+    this.#orders = new SortOrders((ordinal) => this.#indexedText(ordinal));
+  }
+
+  /** True once every customer is indexed. */
+  get built(): boolean {
+    return this.#frontier === Infinity;
+  }
+
+  /** The postings of each text field (TEXT_FIELDS order), up to date. */
+  get fields(): readonly FieldPostings[] {
+    this.flush();
+    return this.#fields;
+  }
+
+  /** The metadata postings, up to date. */
+  get metadata(): MetadataPostings {
+    this.flush();
+    return this.#metadata;
+  }
+
+  /** The sort orders, up to date. */
+  get orders(): SortOrders {
+    this.flush();
+    return this.#orders;
+  }
+
+  /** The ordinal is about to change from `before` (none: it was free) to what textAt will give. */
+  changing(ordinal: number, before: string | undefined): void {
+    if (ordinal >= this.#frontier || this.#marks.get(ordinal) !== 0) return;
+    // Earlier changes are done, this one is not: a full batch is applied before it joins.
+    if (this.#pending.length >= PENDING_MAX) this.flush();
+    this.#marks.set(ordinal, this.#pending.push(ordinal));
+    this.#pendingTexts.push(before);
+    if (this.#pending.length === 1) this.#flushSoon(() => this.flush());
+  }
+
+  /** Applies every pending change; a reader calls it first. */
+  flush(): void {
+    const pending = this.#pending;
+    for (let i = 0; i < pending.length; i++) {
+      const ordinal = pending[i];
+      const before = this.#pendingTexts[i];
+      const after = this.#textAt(ordinal);
+      if (before === after || before === undefined) {
+        this.#marks.set(ordinal, 0);
+        if (before === undefined && after !== undefined) this.#link(ordinal, after, true);
+      } else if (after === undefined) {
+        this.#unlink(ordinal, before);
+        this.#marks.set(ordinal, 0);
+      } else this.#change(ordinal, before, after);
+    }
+    pending.length = 0;
+    this.#pendingTexts.length = 0;
+    this.#addGrouped();
+  }
+
+  /** Adds the trigrams #link set aside, set by set, so each set is visited once per flush. */
+  #addGrouped(): void {
+    const count = this.#grouped;
+    if (count === 0) return;
+    this.#grouped = 0;
+    const { keys, values } = sortPairs(this.#groupKeys, this.#groupValues, count, this.#spare);
+    for (let i = 0; i < count;) {
+      const key = keys[i];
+      const set = this.#fields[key >>> 21].trigramFor(key & 0x1fffff);
+      for (; i < count && keys[i] === key; i++) set.add(values[i]);
+    }
+  }
+
+  /** The text the index holds for an ordinal: until a flush, a changed one's earlier text. */
+  #indexedText(ordinal: number): string | undefined {
+    const mark = this.#marks.get(ordinal);
+    return mark === 0 ? this.#textAt(ordinal) : this.#pendingTexts[mark - 1];
+  }
+
+  /**
+   * Indexes the customers the build has not reached, until `now()` passes `until`; true once
+   * all are (ordinals below `limit` are all there are).
+   */
+  buildSlice(limit: number, now: () => number, until: number): boolean {
+    this.flush();
+    let ordinal = this.#frontier;
+    while (ordinal < limit) {
+      const text = this.#textAt(ordinal);
+      if (text !== undefined) this.#link(ordinal, text, true);
+      ordinal++;
+      if ((ordinal & 63) === 0 && now() >= until) break;
+    }
+    this.#addGrouped();
+    this.#frontier = ordinal >= limit ? Infinity : ordinal;
+    return this.built;
+  }
+
+  /** Links a customer; `grouped`: its plain trigrams wait for #addGrouped. */
+  #link(ordinal: number, text: string, grouped = false): void {
+    readFieldKeys(text, this.#now);
+    if (grouped && this.#grouped + ROOM > GROUPED_MAX) this.#addGrouped();
+    for (let f = 0; f < this.#fields.length; f++) {
+      const value = this.#now[f];
+      if (!grouped || value.kind !== TRIGRAMS) {
+        this.#fields[f].link(value, ordinal);
+        continue;
+      }
+      this.#fields[f].linkWhole(value, ordinal);
+      for (let k = 0; k < value.count; k++) {
+        const key = value.keys[k];
+        if (key >= 0x200000) this.#fields[f].trigramFor(key).add(ordinal);
+        else {
+          this.#groupKeys[this.#grouped] = (f << 21) | key;
+          this.#groupValues[this.#grouped++] = ordinal;
+        }
+      }
+    }
+    this.#metadata.link(metadataOf(text), ordinal);
+    this.#orders.link(ordinal, text);
+  }
+
+  /** Unlinks a customer while the pending map still gives its old text to the orders. */
+  #unlink(ordinal: number, text: string): void {
+    readFieldKeys(text, this.#was);
+    for (let f = 0; f < this.#fields.length; f++) this.#fields[f].unlink(this.#was[f], ordinal);
+    this.#metadata.unlink(metadataOf(text), ordinal);
+    this.#orders.unlink(ordinal);
+  }
+
+  #change(ordinal: number, before: string, after: string): void {
+    const moves = this.#orders.moves(before, after);
+    this.#orders.unlinkMoved(ordinal, moves);
+    this.#marks.set(ordinal, 0);
+    this.#orders.relinkMoved(ordinal, moves, after);
+    if (!sameFields(before, after)) {
+      readFieldKeys(before, this.#was);
+      readFieldKeys(after, this.#now);
+      for (let f = 0; f < this.#fields.length; f++) {
+        if (!this.#was[f].sameAs(this.#now[f])) {
+          this.#fields[f].change(this.#was[f], this.#now[f], ordinal);
+        }
+      }
+    }
+    const [oldMetadata, newMetadata] = [metadataText(before), metadataText(after)];
+    if (oldMetadata !== newMetadata) {
+      this.#metadata.unlink(JSON.parse(oldMetadata), ordinal);
+      this.#metadata.link(JSON.parse(newMetadata), ordinal);
+    }
+  }
+}
+
+const EMPTY = {};
+
+function metadataOf(text: string): Record<string, string> {
+  const json = metadataText(text);
+  return json === "{}" ? EMPTY : JSON.parse(json);
+}
