@@ -149,7 +149,7 @@ const profiled = values["http-cpu-prof-workloads"]?.split(",");
 const httpWorkloads = values["http-workloads"]?.split(",");
 for (const name of [...profiled ?? [], ...httpWorkloads ?? []]) {
   if (!(name in WORKLOAD_TITLES)) {
-    throw new Error(`an HTTP workload "${name}" must be one of get,list,post,put`);
+    throw new Error(`an HTTP workload "${name}" must be one of get,list,post,put,patch`);
   }
 }
 

@@ -28,6 +28,7 @@ const GOALS: Record<Workload, Goal[]> = {
     { against: "peer", figure: "rps", limit: 20 },
   ],
   put: [],
+  patch: [],
 };
 
 /** The median over rounds of the per-round ratio a/b (rounds ran back to back). */

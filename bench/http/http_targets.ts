@@ -23,6 +23,8 @@ export interface ServiceTarget extends Target {
   startupSeconds: number;
   /** The "replay done" line's figures; unknown at LOG_LEVEL=warn. */
   replay?: { events: number; customers: number; ms: number };
+  /** The ms the search index took to build after "ready", when waited for. */
+  indexMs?: number;
 }
 
 /** A minimal environment, so that the caller's configuration cannot leak into a run. */
@@ -85,6 +87,8 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** The checkout it runs from (default this one): another commit's, to compare two codes. */
   root?: string;
+  /** Also wait for the "search index built" line (a tree that has a search index). */
+  waitForIndex?: boolean;
 }
 
 /**
@@ -134,21 +138,24 @@ export async function startService(
   let listeningAt = 0;
   let replay: ServiceTarget["replay"] | undefined;
   let compacted = false;
+  let indexMs: number | undefined;
   await child.waitForLine((line) => {
     if (!line.startsWith("{")) return undefined;
     const fields = JSON.parse(line);
     if (fields.msg === "replay done") replay = fields;
     if (fields.msg === "ready") [url, listeningAt] = [fields.url, performance.now()];
     if (fields.msg === "compaction done") compacted = true;
+    if (fields.msg === "search index built") indexMs = fields.ms;
     // A startup that replayed events compacts in the background right away; let it finish first.
     const ready = url !== undefined && replay !== undefined && (compacted || replay.events === 0);
-    return ready ? true : undefined;
+    return ready && (!options.waitForIndex || indexMs !== undefined) ? true : undefined;
   }, START_TIMEOUT_MS);
   return {
     url: url!,
     pid,
     startupSeconds: (listeningAt - child.spawnedAt) / 1000,
     replay: replay!,
+    indexMs,
   };
 }
 

@@ -6,7 +6,7 @@ import { waitForQuiet } from "../support/quiet_process.ts";
 const SCRIPT = decodeURIComponent(new URL("../support/workload.lua", import.meta.url).pathname);
 
 /** A workload of the HTTP benchmark. */
-export type Workload = "get" | "list" | "post" | "put";
+export type Workload = "get" | "list" | "post" | "put" | "patch";
 
 /** Workload names as the tables print them. */
 export const WORKLOAD_TITLES: Record<Workload, string> = {
@@ -14,6 +14,7 @@ export const WORKLOAD_TITLES: Record<Workload, string> = {
   list: "GET a page of 100",
   post: "POST create (durable)",
   put: "PUT replace",
+  patch: "PATCH name and phone",
 };
 
 /** The kind of server, which decides its paths. */

@@ -3,7 +3,7 @@
  * after which N customers are live (a prefix of the fixture is itself a valid log).
  */
 import type { Customer } from "../../src/domain/customer.ts";
-import { writeEventLog } from "./event_log_fixture.ts";
+import { type EventLogOptions, writeEventLog } from "./event_log_fixture.ts";
 
 /** What the data directory holds. */
 export interface CustomerFixture {
@@ -26,8 +26,9 @@ export async function writeCustomerFixture(
   dataDir: string,
   live: number,
   keep = false,
+  options: EventLogOptions = {},
 ): Promise<CustomerFixture> {
-  const log = await writeEventLog(dataDir, Math.ceil(live * EVENTS_PER_LIVE) + 100);
+  const log = await writeEventLog(dataDir, Math.ceil(live * EVENTS_PER_LIVE) + 100, options);
   const cut = await findCut(log.path, live);
   if (cut === undefined) throw new Error(`The fixture never reached ${live} live customers`);
   await Deno.truncate(log.path, cut.bytes);

@@ -29,6 +29,8 @@ export interface EventLogOptions {
   segmentMaxBytes?: number;
   /** The same seed gives the same events. */
   seed?: number;
+  /** The customers' names (fake_customers.ts): 80 plain ones (default) or varied ones. */
+  names?: "plain" | "varied";
 }
 
 const FLUSH_BYTES = 8 << 20;
@@ -71,7 +73,7 @@ export async function writeEventLog(
         versions[n] = 1;
         position[n] = liveCount;
         live[liveCount++] = n;
-        const data = fakeCustomer(n, ids[n], time, time, 1, random);
+        const data = fakeCustomer(n, ids[n], time, time, 1, random, options.names);
         const keyed = random() < 0.1
           ? { idempotency_key: `k-${n}`, request_hash: fakeHash(random) }
           : {};
@@ -82,7 +84,7 @@ export async function writeEventLog(
         const version = ++versions[n];
         if (dice < 0.95) {
           const created = new Date(createdAt[n]).toISOString();
-          const data = fakeCustomer(n, ids[n], created, time, version, random);
+          const data = fakeCustomer(n, ids[n], created, time, version, random, options.names);
           event = { type: "customer.updated", id: ids[n], version, data, ...meta };
           counts.updated++;
         } else {

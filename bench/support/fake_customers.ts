@@ -13,6 +13,26 @@ const CITIES: [string, string, string][] = [
   ["Leeds", "ENG", "GB"],
   ["Utrecht", "UT", "NL"],
 ];
+/** Given names of many languages, and syllables that surnames are made of (tens of thousands). */
+const GIVEN =
+  ("Ada Björn Chloé Dmitri Emeka Fatima Grace Hiro Ines Jonas Kofi Lena Mateo Nadia Omar " +
+    "Priya Quentin Rosa Sven Tamar Uma Viktor Wen Ximena Yusuf Zoë Aiko Bruno Carmen Dario").split(
+      " ",
+    );
+const SYLLABLES = ("ka lo ve ri sa mon del tor ber an ni vi gar hol ste fen mar qui zu bel " +
+  "dra kin ot rup wes lin ab cor mel ty").split(" ");
+
+/** Name number `n` of a fixture with varied names: a given name and a made-up surname. */
+export function variedName(n: number): string {
+  const given = GIVEN[n % GIVEN.length];
+  let rest = (Math.floor(n / GIVEN.length) + 7) * 2654435761 % 1_000_003;
+  let surname = "";
+  for (let i = 0; i < 3 + (rest % 2); i++, rest = Math.floor(rest / SYLLABLES.length)) {
+    surname += SYLLABLES[rest % SYLLABLES.length];
+  }
+  return `${given} ${surname[0].toUpperCase()}${surname.slice(1)}`;
+}
+
 /** The names as they appear in email addresses: ASCII, lower case. */
 const ascii = (names: string[]) =>
   names.map((name) => name.normalize("NFD").replace(/[^A-Za-z]/g, "").toLowerCase());
@@ -21,7 +41,8 @@ const LAST_ASCII = ascii(LAST);
 
 /**
  * Customer number `n` at `version`: the email holds `n` (so emails are distinct) and updates
- * change email, phone or address in turn. Passes the API's validation.
+ * change email, phone or address in turn. Passes the API's validation. `names`: 80 names shared
+ * by all (plain) or some 2,000,000 (varied, for searches by name).
  */
 export function fakeCustomer(
   n: number,
@@ -30,6 +51,7 @@ export function fakeCustomer(
   updated: string,
   version: number,
   random: () => number,
+  names: "plain" | "varied" = "plain",
 ): Customer {
   const f = n % FIRST.length;
   const l = Math.floor(n / FIRST.length) % LAST.length;
@@ -50,7 +72,7 @@ export function fakeCustomer(
   if (n % 3 === 0) metadata.crm_id = `CRM-${String(n).padStart(8, "0")}`;
   return {
     id,
-    name: `${FIRST[f]} ${LAST[l]}`,
+    name: names === "varied" ? variedName(n) : `${FIRST[f]} ${LAST[l]}`,
     email: `${FIRST_ASCII[f]}.${LAST_ASCII[l]}.${n}${version > 1 ? `.${version}` : ""}@${domain}`,
     phone: n % 10 < 7 ? `+49${30_000_000 + ((n * 7 + version) % 69_999_999)}` : null,
     address,

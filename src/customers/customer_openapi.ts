@@ -14,6 +14,7 @@ import {
 import { headersOf } from "../openapi/openapi_responses.ts";
 import { LIMITS } from "../domain/validation.ts";
 import { CUSTOMER_SCHEMAS } from "./customer_schemas.ts";
+import { SEARCH_PARAMETERS } from "./search_parameters.ts";
 
 const customerOk = (description: string, status = "200") => ({
   [status]: { description, headers: headersOf(["ETag"]), content: json("Customer") },
@@ -46,7 +47,8 @@ const CUSTOMER_PARAMETERS: Record<string, unknown> = {
     name: "q",
     in: "query",
     required: false,
-    description: `Case-insensitive substring of name or email. ${EMPTY_FILTER}`,
+    description: "Case-insensitive substring of name or email, of any length: the shorthand of " +
+      `\`name~"<q>" OR email~"<q>"\`. ${EMPTY_FILTER}`,
     schema: { type: "string" },
   },
   "Idempotency-Key": {
@@ -60,7 +62,10 @@ const CUSTOMER_PARAMETERS: Record<string, unknown> = {
 
 /** The customer module's part of the OpenAPI document: its paths, scopes and tag. */
 export const CUSTOMER_API: ApiDescription = {
-  components: { schemas: CUSTOMER_SCHEMAS, parameters: CUSTOMER_PARAMETERS },
+  components: {
+    schemas: CUSTOMER_SCHEMAS,
+    parameters: { ...CUSTOMER_PARAMETERS, ...SEARCH_PARAMETERS },
+  },
   tags: [{ name: "customers", description: "The customer resource (contract §3, §4)." }],
   scopes: {
     [READ_SCOPE]: "allows GET and HEAD",
@@ -71,12 +76,13 @@ export const CUSTOMER_API: ApiDescription = {
       ...withHead(operation({
         operationId: "listCustomers",
         summary: "List customers",
-        description: "Pages through live customers in ascending id order. Unknown or " +
+        description: "Pages through live customers, in ascending id order unless `sort` says " +
+          "otherwise, all of them or those a `query` (or `q`, `email`) matches. Unknown or " +
           "repeated query parameters answer 400; send the same filters with `cursor` (the " +
           "`Link` header does).",
         tag: "customers",
         scope: READ_SCOPE,
-        parameters: ["limit", "cursor", "email", "q", "Min-Log-Seq"].map(param),
+        parameters: ["limit", "cursor", "query", "sort", "email", "q", "Min-Log-Seq"].map(param),
         ok: {
           "200": {
             description: "One page of customers.",
@@ -84,7 +90,7 @@ export const CUSTOMER_API: ApiDescription = {
             content: json("ListPage"),
           },
         },
-        problems: ["bad-request"],
+        problems: ["bad-request", "invalid-query"],
       })),
       post: operation({
         operationId: "createCustomer",

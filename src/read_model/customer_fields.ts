@@ -30,52 +30,60 @@ const ADDRESS_KEYS = [
 const METADATA_END = '},"created_at":"';
 
 /**
+ * Where the text fields of a customer's canonical JSON text (customer_text.ts) are, up to field
+ * `last`: per field the indexes of its opening and closing quotes, or -1 and -1 for null.
+ */
+export function fieldSpans(json: string, spans: Int32Array, last = TEXT_FIELDS.length - 1): void {
+  let at = NAME_AT;
+  for (let f = 0; f <= last; f++) {
+    if (f === 1) at += ',"email":'.length;
+    else if (f === 2) at += ',"phone":'.length;
+    else if (f === 3) {
+      at += ',"address":'.length;
+      if (json.charCodeAt(at) === 0x6e) {
+        spans.fill(-1, 6, 2 * (last + 1));
+        return;
+      }
+      at += 1 + ADDRESS_KEYS[0].length;
+    } else if (f > 3) at += 1 + ADDRESS_KEYS[f - 3].length;
+    if (json.charCodeAt(at) === 0x6e) {
+      spans[2 * f] = spans[2 * f + 1] = -1;
+      at += 4;
+      continue;
+    }
+    const end = stringEnd(json, at);
+    spans[2 * f] = at;
+    spans[2 * f + 1] = end;
+    at = end + 1;
+  }
+}
+
+const SPANS = new Int32Array(2 * TEXT_FIELDS.length);
+
+/**
  * The text fields' values of a customer's canonical JSON text (customer_text.ts), in TEXT_FIELDS
  * order, null where absent; read by position, unparsed but for escaped strings.
  */
 export function readTextFields(json: string, out: (string | null)[] = []): (string | null)[] {
-  let at = stringEnd(json, NAME_AT);
-  out[0] = stringBetween(json, NAME_AT, at);
-  const email = at + ',"email":'.length + 1;
-  at = stringEnd(json, email);
-  out[1] = stringBetween(json, email, at);
-  at += ',"phone":'.length + 1;
-  if (json.charCodeAt(at) === 0x6e) {
-    out[2] = null;
-    at += 4;
-  } else {
-    const end = stringEnd(json, at);
-    out[2] = stringBetween(json, at, end);
-    at = end + 1;
-  }
-  at += ',"address":'.length;
-  if (json.charCodeAt(at) === 0x6e) { for (let f = 3; f < TEXT_FIELDS.length; f++) out[f] = null; }
-  else {
-    at += 1;
-    for (let i = 0; i < ADDRESS_KEYS.length; i++) {
-      at += (i === 0 ? 0 : 1) + ADDRESS_KEYS[i].length;
-      if (json.charCodeAt(at) === 0x6e) {
-        out[3 + i] = null;
-        at += 4;
-      } else {
-        const end = stringEnd(json, at);
-        out[3 + i] = stringBetween(json, at, end);
-        at = end + 1;
-      }
-    }
+  fieldSpans(json, SPANS);
+  for (let f = 0; f < TEXT_FIELDS.length; f++) {
+    out[f] = SPANS[2 * f] === -1 ? null : stringBetween(json, SPANS[2 * f], SPANS[2 * f + 1]);
   }
   out.length = TEXT_FIELDS.length;
   return out;
 }
 
+/** One text field's value (TEXT_FIELDS number), reading the text only up to it. */
+export function readTextField(json: string, field: number): string | null {
+  fieldSpans(json, SPANS, field);
+  return SPANS[2 * field] === -1
+    ? null
+    : stringBetween(json, SPANS[2 * field], SPANS[2 * field + 1]);
+}
+
 /** A canonical text's name. */
 export function readName(json: string): string {
   return stringBetween(json, NAME_AT, stringEnd(json, NAME_AT));
-}
-
-/** One text field's value (TEXT_FIELDS number), as readTextFields reads it. */
-export function readTextField(json: string, field: number): string | null {
-  return field === 0 ? readName(json) : readTextFields(json)[field];
 }
 
 /** True when two canonical texts have the same text fields (compared in place, unread). */

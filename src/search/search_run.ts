@@ -1,14 +1,8 @@
 import type { CustomerProjection } from "../read_model/projection.ts";
 import type { OrderPosition } from "../read_model/order_index.ts";
 import { ASK_TEXT, type IndexPlan, NO, planQuery } from "./index_plan.ts";
-import {
-  compareTexts,
-  compareWithKey,
-  keyOf,
-  type ListKey,
-  type ListSort,
-  orderOf,
-} from "./list_sort.ts";
+import { compareWithKey, type ListKey, type ListSort, orderOf } from "./list_sort.ts";
+import { OrdinalScan } from "./ordinal_scan.ts";
 import type { QueryNode } from "./query.ts";
 import { textMatches } from "./text_match.ts";
 
@@ -26,20 +20,26 @@ export interface SearchPage {
   more: boolean;
 }
 
-/** How long a walk runs before it lets other work in, and how it does. */
+/** How long a scan runs before it lets other work in, and how it does; the limits for tests. */
 export interface Slicing {
   sliceMs: number;
   now: () => number;
   nextTurn: () => Promise<void>;
+  /** Candidates checked at once up to this many (COLLECT_MAX). */
+  collectMax?: number;
+  /** A walk gives way to a scan after this many (PROBE_VISITS). */
+  probeVisits?: number;
 }
 
-/** Candidates up to this many are checked and sorted at once, with no walk. */
-const COLLECT_MAX = 4096;
+/** Candidates up to this many are checked and sorted at once. */
+const COLLECT_MAX = 20_000;
+/** A walk in the sort's order that has not filled the page after this many gives way to a scan. */
+const PROBE_VISITS = 16_384;
 
 /**
  * Answers a page as the read model stood when the call began: from the plan's candidates when
- * few, else by walking the sort's order, in slices; changes made between slices are journaled so
- * the answer is still the starting state's. The search indexes must be built.
+ * they are few; else by walking the sort's order while matches come often; else by a scan in
+ * slices (ordinal_scan.ts). The search indexes must be built.
  */
 export async function search(
   projection: CustomerProjection,
@@ -48,10 +48,17 @@ export async function search(
 ): Promise<SearchPage> {
   const plan = request.query === undefined ? undefined : planQuery(request.query, projection);
   const candidates = plan?.candidates;
-  if (candidates !== undefined && candidates.size <= COLLECT_MAX) {
+  if (candidates !== undefined && candidates.size <= (slicing.collectMax ?? COLLECT_MAX)) {
     return collected(projection, request, plan!);
   }
-  return await new Walk(projection, request, plan, slicing).run();
+  const walked = walk(projection, request, plan, slicing.probeVisits ?? PROBE_VISITS);
+  if (walked !== undefined) return walked;
+  const { sort, after, query, limit } = request;
+  const sign = sort.descending ? -1 : 1;
+  const afterCursor = (ordinal: number) =>
+    after === undefined || sign * compareWithKey(sort, projection, ordinal, after) > 0;
+  return await new OrdinalScan(projection, query, plan, sort, after, afterCursor, limit)
+    .run(slicing);
 }
 
 /** The page from few candidates: each checked, then the matches sorted. */
@@ -71,108 +78,40 @@ function collected(projection: CustomerProjection, request: SearchRequest, plan:
   return { texts, more: matches.length > request.limit };
 }
 
+/**
+ * The page from the sort's order, from the cursor on, when it fills (or the order ends) within
+ * `most` customers; undefined when it does not.
+ */
+function walk(
+  projection: CustomerProjection,
+  request: SearchRequest,
+  plan: IndexPlan | undefined,
+  most: number,
+) {
+  const { sort, after, limit } = request;
+  const order = orderOf(sort, projection);
+  const candidates = plan?.candidates;
+  const position: OrderPosition = after === undefined
+    ? (sort.descending ? order.seek(() => true) : { chunk: 0, at: 0 })
+    : order.seek((ordinal) => {
+      const difference = compareWithKey(sort, projection, ordinal, after);
+      return sort.descending ? difference < 0 : difference <= 0;
+    });
+  const texts: string[] = [];
+  let visits = 0;
+  let full = false;
+  order.walk(position, sort.descending, (ordinal) => {
+    if (++visits > most) return false;
+    if (candidates !== undefined && !candidates.has(ordinal)) return true;
+    const text = projection.textAt(ordinal)!;
+    if (plan === undefined || accepts(plan, request.query!, ordinal, text)) texts.push(text);
+    return !(full = texts.length > limit);
+  });
+  if (!full && visits > most) return undefined;
+  return { texts: texts.slice(0, limit), more: full };
+}
+
 function accepts(plan: IndexPlan, query: QueryNode, ordinal: number, text: string): boolean {
   const verdict = plan.test(ordinal);
   return verdict !== NO && (verdict !== ASK_TEXT || textMatches(query, text));
-}
-
-/** A change seen while the walk paused: what the ordinal held, and whether the walk had passed it. */
-interface Journaled {
-  before: string | undefined;
-  passed: boolean;
-}
-
-class Walk {
-  readonly #texts: string[] = [];
-  #journal: Map<number, Journaled> | undefined;
-  #pausedAt: string | undefined;
-
-  constructor(
-    readonly projection: CustomerProjection,
-    readonly request: SearchRequest,
-    readonly plan: IndexPlan | undefined,
-    readonly slicing: Slicing,
-  ) {}
-
-  async run(): Promise<SearchPage> {
-    const { request, projection, slicing } = this;
-    let unwatch: (() => void) | undefined;
-    try {
-      for (let from = request.after;;) {
-        const paused = this.#slice(from);
-        if (!paused) break;
-        from = keyOf(request.sort, this.#pausedAt!);
-        unwatch ??= projection.watch((ordinal, before) => this.#note(ordinal, before));
-        await slicing.nextTurn();
-      }
-    } finally {
-      unwatch?.();
-    }
-    const texts = this.#texts;
-    if (this.#journal !== undefined) {
-      for (const { before, passed } of this.#journal.values()) {
-        if (before !== undefined && !passed && this.#wanted(before)) texts.push(before);
-      }
-      texts.sort((a, b) => compareTexts(request.sort, a, b));
-    }
-    return { texts: texts.slice(0, request.limit), more: texts.length > request.limit };
-  }
-
-  /** Walks from after `from` until the page is full or the slice is over; true if paused. */
-  #slice(from: ListKey | undefined): boolean {
-    const { projection, request, plan, slicing } = this;
-    const { sort } = request;
-    const order = orderOf(sort, projection);
-    const candidates = plan?.candidates;
-    const want = request.limit + 1;
-    const until = slicing.now() + slicing.sliceMs;
-    let paused = false;
-    const position: OrderPosition = from === undefined
-      ? (sort.descending ? order.seek(() => true) : { chunk: 0, at: 0 })
-      : order.seek((ordinal) => {
-        const difference = compareWithKey(sort, projection, ordinal, from);
-        return sort.descending ? difference < 0 : difference <= 0;
-      });
-    let visits = 0;
-    order.walk(position, sort.descending, (ordinal) => {
-      const text = projection.textAt(ordinal)!;
-      if (
-        (candidates === undefined || candidates.has(ordinal)) && !this.#journal?.has(ordinal) &&
-        (plan === undefined || accepts(plan, request.query!, ordinal, text))
-      ) {
-        if (this.#texts.push(text) === want) return false;
-      }
-      if ((++visits & 255) === 0 && slicing.now() >= until) {
-        this.#pausedAt = text;
-        paused = true;
-        return false;
-      }
-      return true;
-    });
-    return paused;
-  }
-
-  /** Keeps the first state each ordinal changed from, and whether the walk had passed it. */
-  #note(ordinal: number, before: string | undefined): void {
-    const journal = this.#journal ??= new Map();
-    if (journal.has(ordinal)) return;
-    const passed = before !== undefined &&
-      compareTexts(this.request.sort, before, this.#pausedAt!) <= 0;
-    journal.set(ordinal, { before, passed });
-  }
-
-  /** Whether a text the walk did not see belongs in the page (after the cursor, matching). */
-  #wanted(text: string): boolean {
-    const { request } = this;
-    if (request.query !== undefined && !textMatches(request.query, text)) return false;
-    if (request.after === undefined) return true;
-    const sign = request.sort.descending ? -1 : 1;
-    const key = keyOf(request.sort, text);
-    return sign * compareKeys(key, request.after) > 0;
-  }
-}
-
-function compareKeys(a: ListKey, b: ListKey): number {
-  if (a.key !== b.key && a.key !== undefined && b.key !== undefined) return a.key < b.key ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

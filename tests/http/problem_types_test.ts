@@ -2,6 +2,7 @@ import "../../src/customers/customer_problems.ts";
 import "../../src/feed/feed_problems.ts";
 import "../../src/webhooks/webhook_problems.ts";
 import { WriteContendedError } from "../../src/customers/write_contention.ts";
+import { InvalidQueryError } from "../../src/search/query_errors.ts";
 import { WebhookLimitError, WebhookNotFoundError } from "../../src/webhooks/webhook_errors.ts";
 import assert from "node:assert/strict";
 import {
@@ -52,6 +53,7 @@ import {
 /** One instance of every error class the server maps to a problem. */
 const SAMPLES: Error[] = [
   new BadRequestError("x"),
+  new InvalidQueryError(5, "expected a value after ':'"),
   new MalformedBodyError("x"),
   new MissingCredentialsError(),
   new InvalidTokenError("x"),
@@ -132,15 +134,26 @@ Deno.test("a header only some of a group's errors send is optional, one all send
   assert.deepEqual(of("origin-not-allowed"), { always: [], sometimes: [] });
 });
 
-Deno.test("only a validation problem (errors) and an expired cursor (oldest_seq, last_seq) carry members beyond RFC 9457's", async () => {
+Deno.test("only a validation problem and an invalid query (errors) and an expired cursor (oldest_seq, last_seq) carry members beyond RFC 9457's", async () => {
   const withMembers = Object.values(PROBLEM_TYPES).filter((type) =>
     problemMembers(type.slug as ProblemSlug).length > 0
   );
   assert.deepEqual(withMembers.map((type) => type.slug).sort(), [
     "cursor-expired",
+    "invalid-query",
     "validation-error",
   ]);
   assert.deepEqual(problemMembers("validation-error"), ["errors"]);
+  assert.deepEqual(problemMembers("invalid-query"), ["errors"]);
+  const invalid = await problemResponse(new InvalidQueryError(5, "expected a value after ':'"), "r")
+    .json();
+  assert.deepEqual([invalid.status, invalid.detail, invalid.errors], [
+    400,
+    "offset 5: expected a value after ':'",
+    [
+      { pointer: "/query", detail: "offset 5: expected a value after ':'" },
+    ],
+  ]);
   assert.deepEqual(problemMembers("cursor-expired"), ["oldest_seq", "last_seq"]);
   const body = await problemResponse(new CursorExpiredError(3, 10, 20), "req-1").json();
   assert.deepEqual([body.status, body.oldest_seq, body.last_seq], [410, 10, 20]);

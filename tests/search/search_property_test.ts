@@ -242,6 +242,9 @@ function ulidAt(ms: number, salt: number): string {
 /** Slicing that pauses at every chance, and writes while paused when `writes` says so. */
 function pausing(world: World, writes: () => number): Slicing {
   return {
+    // Each way to answer in turn: candidates checked at once, a walk in order, a scan.
+    collectMax: world.pick([0, 40, 20_000]),
+    probeVisits: world.pick([0, 60, 16_384]),
     sliceMs: 0,
     now: () => 0,
     nextTurn: () => {
