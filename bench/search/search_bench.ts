@@ -13,7 +13,7 @@ import { exportTree, type Tree } from "../support/other_tree.ts";
 import { ensureWrk } from "../support/wrk.ts";
 import type { GuardedRatio } from "../regression_check.ts";
 import { type ServiceTarget, startService } from "../http/http_targets.ts";
-import { drive, writeIdsFile } from "../http/http_workloads.ts";
+import { measure, writeIdsFile } from "../http/http_workloads.ts";
 import { printSearchReport, type SizeReport } from "./search_report.ts";
 import { getBesideScans, oneClient } from "./search_load.ts";
 import { previousPaths, sampleCustomers, SELECTIVE, selectivePaths } from "./search_queries.ts";
@@ -22,8 +22,14 @@ import { previousPaths, sampleCustomers, SELECTIVE, selectivePaths } from "./sea
 export const BEFORE_SEARCH = "fa8b29f";
 const REPO_ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname);
 
+/** The parts of the benchmark; each runs on the servers the startup part left running. */
+export const SEARCH_PARTS = ["startup", "selective", "beside", "writes"] as const;
+export type SearchPart = typeof SEARCH_PARTS[number];
+
 export interface SearchBenchOptions {
   quick?: boolean;
+  /** Some of SEARCH_PARTS (default all); without "startup" each tree starts once. */
+  parts?: SearchPart[];
   sizes?: number[];
   /** The tree to compare startup, memory and writes with (default BEFORE_SEARCH). */
   before?: string;
@@ -48,7 +54,8 @@ export async function runSearchBench(
   const ratios: GuardedRatio[] = [];
   try {
     for (const size of sizes) {
-      reports.push(await measureSize(group, root, before, size, rounds, seconds, quick));
+      const parts = options.parts ?? [...SEARCH_PARTS];
+      reports.push(await measureSize(group, root, before, size, rounds, seconds, quick, parts));
       ratios.push(...printSearchReport(reports.at(-1)!, before.label));
       await group.stopAll();
     }
@@ -68,6 +75,7 @@ async function measureSize(
   rounds: number,
   seconds: number,
   quick: boolean,
+  parts: SearchPart[],
 ): Promise<SizeReport> {
   const secret = randomSecret();
   const token = await mintToken(secret);
@@ -86,7 +94,8 @@ async function measureSize(
   };
   // Startup from the log, then from the snapshot its shutdown wrote, each tree in turn.
   const running: Record<string, ServiceTarget> = {};
-  for (let round = 0; round < rounds; round++) {
+  const starts = parts.includes("startup") ? rounds : 1;
+  for (let round = 0; round < starts; round++) {
     for (const tree of trees) {
       const dir = `${root}/${tree.name}-${size}-${round}`;
       await copyDir(seed, dir);
@@ -97,6 +106,9 @@ async function measureSize(
           root: tree.root,
           name,
           waitForIndex: tree.name === "after",
+          // Snapshots only at shutdown: at a million customers one takes seconds, and landing in
+          // one tree's run and not the other's it would decide the ratio.
+          env: { SNAPSHOT_EVERY: "100000000" },
         });
       const fromLog = await start(`${tree.name}-log`);
       const rssLog = await settledRss(fromLog.pid);
@@ -111,52 +123,67 @@ async function measureSize(
         rssLog,
         rssSnapshot,
       });
-      if (round < rounds - 1) await group.stop(fromSnapshot.pid);
+      if (round < starts - 1) await group.stop(fromSnapshot.pid);
       else running[tree.name] = fromSnapshot;
     }
   }
   const after = running.after;
-  const customers = await sampleCustomers(after.url, token, fixture.ids, quick ? 300 : 4000);
-  const floorPaths = customers.map((c) => `/api/customers/${c.id}`);
-  report.selective.floor = await oneClient(after.url, floorPaths, token, seconds, root);
-  for (const kind of SELECTIVE) {
-    report.selective[kind] = await oneClient(
-      after.url,
-      selectivePaths(kind, customers),
-      token,
-      seconds,
-      root,
-    );
-    const previous = previousPaths(kind, customers);
-    if (previous !== undefined) {
-      report.selective[`before-${kind}`] = await oneClient(
-        running.before.url,
-        previous,
+  if (parts.includes("selective")) await measureSelective();
+  if (parts.includes("beside")) await measureBeside();
+  if (parts.includes("writes")) await measureWrites();
+  return report;
+
+  async function measureSelective() {
+    const customers = await sampleCustomers(after.url, token, fixture.ids, quick ? 300 : 4000);
+    const floorPaths = customers.map((c) => `/api/customers/${c.id}`);
+    report.selective.floor = await oneClient(after.url, floorPaths, token, seconds, root);
+    for (const kind of SELECTIVE) {
+      report.selective[kind] = await oneClient(
+        after.url,
+        selectivePaths(kind, customers),
         token,
         seconds,
         root,
       );
+      const previous = previousPaths(kind, customers);
+      if (previous !== undefined) {
+        report.selective[`before-${kind}`] = await oneClient(
+          running.before.url,
+          previous,
+          token,
+          seconds,
+          root,
+        );
+      }
+      await group.trimOutput();
     }
-    await group.trimOutput();
   }
-  for (let round = 0; round < rounds; round++) {
-    report.beside.alone.push((await getBesideScans(after.url, idsFile, token, seconds * 2, 0)).get);
-    const beside = await getBesideScans(after.url, idsFile, token, seconds * 2, 2);
-    report.beside.with.push(beside.get);
-    report.beside.scans.push(...beside.scans);
-    await group.trimOutput();
+
+  async function measureBeside() {
+    for (let round = 0; round < rounds; round++) {
+      report.beside.alone.push(
+        (await getBesideScans(after.url, idsFile, token, seconds * 2, 0)).get,
+      );
+      const beside = await getBesideScans(after.url, idsFile, token, seconds * 2, 2);
+      report.beside.with.push(beside.get);
+      report.beside.scans.push(...beside.scans);
+      await group.trimOutput();
+    }
   }
-  const load = { idsFile, token, seconds };
-  for (let round = 0; round < rounds; round++) {
-    for (const workload of ["post", "patch"] as const) {
-      for (const tree of round % 2 === 0 ? trees : [...trees].reverse()) {
-        const result = await drive(running[tree.name].url, "service", workload, load);
-        report.writes[workload][tree.name as "after"].push(result);
-        await group.trimOutput();
+
+  async function measureWrites() {
+    const load = { idsFile, token, seconds };
+    for (let round = 0; round < rounds; round++) {
+      for (const workload of ["post", "patch"] as const) {
+        for (const tree of round % 2 === 0 ? trees : [...trees].reverse()) {
+          const { url, pid } = running[tree.name];
+        const result = await measure({ url, pid, flavour: "service" }, workload, load);
+          report.writes[workload][tree.name as "after"].push(result);
+          await group.trimOutput();
+        }
       }
     }
   }
-  return report;
 }
 
 /** The RSS a second after startup and its compaction (and the index build) are done. */
@@ -175,6 +202,7 @@ if (import.meta.main) {
     args: Deno.args,
     options: {
       quick: { type: "boolean", default: false },
+      parts: { type: "string" },
       sizes: { type: "string" },
       before: { type: "string" },
       rounds: { type: "string" },
@@ -183,6 +211,7 @@ if (import.meta.main) {
   });
   await runSearchBench({
     quick: values.quick,
+    parts: values.parts?.split(",") as SearchPart[] | undefined,
     sizes: values.sizes?.split(",").map(Number),
     before: values.before,
     rounds: values.rounds === undefined ? undefined : Number(values.rounds),

@@ -1,5 +1,5 @@
 import type { BlockArena } from "./block_arena.ts";
-import { type FieldKeys, MISSING, SHORT, TRIGRAMS } from "./field_keys.ts";
+import { type FieldKeys, MISSING, SHORT } from "./field_keys.ts";
 import { PostingSet } from "./posting_set.ts";
 
 /**
@@ -32,16 +32,6 @@ export class FieldPostings {
     return this.#missing;
   }
 
-  /** Links a value's short form or absence (a caller links its trigrams itself). */
-  linkWhole(value: FieldKeys, ordinal: number): void {
-    if (value.kind === MISSING) this.#missing.add(ordinal);
-    else if (value.kind === SHORT) {
-      let set = this.#short.get(value.short);
-      if (set === undefined) this.#short.set(value.short, set = new PostingSet(this.#arena));
-      set.add(ordinal);
-    }
-  }
-
   link(value: FieldKeys, ordinal: number): void {
     if (value.kind === MISSING) this.#missing.add(ordinal);
     else if (value.kind === SHORT) {
@@ -58,24 +48,7 @@ export class FieldPostings {
       if (set !== undefined && set.delete(ordinal) && set.size === 0) {
         this.#short.delete(value.short);
       }
-    } else for (let i = 0; i < value.count; i++) this.#deleteTrigram(value.keys[i], ordinal);
-  }
-
-  /** Moves an ordinal from one value to another, touching only the trigrams that differ. */
-  change(before: FieldKeys, after: FieldKeys, ordinal: number): void {
-    if (before.kind !== after.kind || before.kind !== TRIGRAMS) {
-      this.unlink(before, ordinal);
-      this.link(after, ordinal);
-      return;
-    }
-    for (let i = 0; i < before.count; i++) {
-      const key = before.keys[i];
-      if (!after.holds(key)) this.#deleteTrigram(key, ordinal);
-    }
-    for (let i = 0; i < after.count; i++) {
-      const key = after.keys[i];
-      if (!before.holds(key)) this.#addTrigram(key, ordinal);
-    }
+    } else for (let i = 0; i < value.count; i++) this.deleteTrigram(value.keys[i], ordinal);
   }
 
   /** The set of a trigram, made if there is none yet (to add to it). */
@@ -89,7 +62,8 @@ export class FieldPostings {
     this.trigramFor(key).add(ordinal);
   }
 
-  #deleteTrigram(key: number, ordinal: number): void {
+  /** Takes an ordinal out of a trigram's set; a set left empty goes. */
+  deleteTrigram(key: number, ordinal: number): void {
     const set = this.#trigrams.get(key);
     if (set !== undefined && set.delete(ordinal) && set.size === 0) this.#trigrams.delete(key);
   }

@@ -1,19 +1,15 @@
 import { PagedColumn } from "../lib/paged_column.ts";
-import { sortPairs } from "../lib/pair_sort.ts";
 import { BlockArena } from "./block_arena.ts";
 import { metadataText, sameFields, TEXT_FIELDS } from "./customer_fields.ts";
-import { type FieldKeys, fieldKeysList, readFieldKeys, TRIGRAMS } from "./field_keys.ts";
+import { type FieldKeys, fieldKeysList, readFieldKeys } from "./field_keys.ts";
 import { FieldPostings } from "./field_postings.ts";
+import { GroupedPostings } from "./grouped_postings.ts";
 import { MetadataPostings } from "./metadata_postings.ts";
 import { SortOrders } from "./sort_orders.ts";
 
 /** Changes wait for a flush up to this many customers, or FLUSH_MS. */
 const PENDING_MAX = 2048;
 const FLUSH_MS = 50;
-/** New customers' trigrams are added in one pass per flush, sorted by set: at most this many. */
-const GROUPED_MAX = PENDING_MAX * 128;
-/** The most trigrams one customer has (its text fields at their longest), with a margin. */
-const ROOM = 4096;
 
 /**
  * The search indexes of the read model: postings per text field and for metadata, and the sort
@@ -36,11 +32,7 @@ export class SearchIndex {
   /** Per ordinal, 1 + its place in #pending while pending, else 0. */
   #marks = new PagedColumn();
   #flushSoon: (flush: () => void) => void;
-  /** Trigram adds set aside for #addGrouped: (field << 21 | key, ordinal). */
-  #groupKeys = new Uint32Array(GROUPED_MAX);
-  #groupValues = new Int32Array(GROUPED_MAX);
-  #spare = { keys: new Uint32Array(GROUPED_MAX), values: new Int32Array(GROUPED_MAX) };
-  #grouped = 0;
+  readonly #grouped = new GroupedPostings(this.#fields);
   #was: FieldKeys[] = fieldKeysList();
   #now: FieldKeys[] = fieldKeysList();
 
@@ -60,7 +52,7 @@ export class SearchIndex {
 
   /** True once every customer is indexed. */
   get built(): boolean {
-    return this.#frontier === Infinity;
+    return this.#frontier === Infinity && this.#orders.nameReady;
   }
 
   /** The postings of each text field (TEXT_FIELDS order), up to date. */
@@ -100,7 +92,7 @@ export class SearchIndex {
       const after = this.#textAt(ordinal);
       if (before === after || before === undefined) {
         this.#marks.set(ordinal, 0);
-        if (before === undefined && after !== undefined) this.#link(ordinal, after, true);
+        if (before === undefined && after !== undefined) this.#link(ordinal, after);
       } else if (after === undefined) {
         this.#unlink(ordinal, before);
         this.#marks.set(ordinal, 0);
@@ -108,20 +100,7 @@ export class SearchIndex {
     }
     pending.length = 0;
     this.#pendingTexts.length = 0;
-    this.#addGrouped();
-  }
-
-  /** Adds the trigrams #link set aside, set by set, so each set is visited once per flush. */
-  #addGrouped(): void {
-    const count = this.#grouped;
-    if (count === 0) return;
-    this.#grouped = 0;
-    const { keys, values } = sortPairs(this.#groupKeys, this.#groupValues, count, this.#spare);
-    for (let i = 0; i < count;) {
-      const key = keys[i];
-      const set = this.#fields[key >>> 21].trigramFor(key & 0x1fffff);
-      for (; i < count && keys[i] === key; i++) set.add(values[i]);
-    }
+    this.#grouped.apply();
   }
 
   /** The text the index holds for an ordinal: until a flush, a changed one's earlier text. */
@@ -139,35 +118,31 @@ export class SearchIndex {
     let ordinal = this.#frontier;
     while (ordinal < limit) {
       const text = this.#textAt(ordinal);
-      if (text !== undefined) this.#link(ordinal, text, true);
+      if (text !== undefined) this.#link(ordinal, text);
       ordinal++;
       if ((ordinal & 63) === 0 && now() >= until) break;
     }
-    this.#addGrouped();
+    this.#grouped.apply();
     this.#frontier = ordinal >= limit ? Infinity : ordinal;
-    return this.built;
+    // The name order comes last, sorted at once: inserting a million names one by one costs more.
+    if (this.#frontier !== Infinity || now() >= until) return false;
+    return this.#orders.buildName(() => this.#live(limit), now, until);
   }
 
-  /** Links a customer; `grouped`: its plain trigrams wait for #addGrouped. */
-  #link(ordinal: number, text: string, grouped = false): void {
-    readFieldKeys(text, this.#now);
-    if (grouped && this.#grouped + ROOM > GROUPED_MAX) this.#addGrouped();
-    for (let f = 0; f < this.#fields.length; f++) {
-      const value = this.#now[f];
-      if (!grouped || value.kind !== TRIGRAMS) {
-        this.#fields[f].link(value, ordinal);
-        continue;
-      }
-      this.#fields[f].linkWhole(value, ordinal);
-      for (let k = 0; k < value.count; k++) {
-        const key = value.keys[k];
-        if (key >= 0x200000) this.#fields[f].trigramFor(key).add(ordinal);
-        else {
-          this.#groupKeys[this.#grouped] = (f << 21) | key;
-          this.#groupValues[this.#grouped++] = ordinal;
-        }
-      }
+  /** Every ordinal a customer holds. */
+  #live(limit: number): Int32Array {
+    const live: number[] = [];
+    for (let ordinal = 0; ordinal < limit; ordinal++) {
+      if (this.#textAt(ordinal) !== undefined) live.push(ordinal);
     }
+    return Int32Array.from(live);
+  }
+
+  /** Links a customer; its trigrams wait for the batch to apply. */
+  #link(ordinal: number, text: string): void {
+    readFieldKeys(text, this.#now);
+    if (this.#grouped.full) this.#grouped.apply();
+    for (let f = 0; f < this.#fields.length; f++) this.#grouped.link(f, this.#now[f], ordinal);
     this.#metadata.link(metadataOf(text), ordinal);
     this.#orders.link(ordinal, text);
   }
@@ -188,9 +163,10 @@ export class SearchIndex {
     if (!sameFields(before, after)) {
       readFieldKeys(before, this.#was);
       readFieldKeys(after, this.#now);
+      if (this.#grouped.full) this.#grouped.apply();
       for (let f = 0; f < this.#fields.length; f++) {
         if (!this.#was[f].sameAs(this.#now[f])) {
-          this.#fields[f].change(this.#was[f], this.#now[f], ordinal);
+          this.#grouped.change(f, this.#was[f], this.#now[f], ordinal);
         }
       }
     }

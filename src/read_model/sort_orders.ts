@@ -1,8 +1,12 @@
 import { readName, readTimes } from "./customer_fields.ts";
 import { PagedColumn } from "../lib/paged_column.ts";
+import { NameOrderBuild } from "./name_order_build.ts";
 import { OrderIndex } from "./order_index.ts";
-import { compareIds } from "./text_table.ts";
+import { compareIds, ID_AT, ID_LENGTH } from "./text_table.ts";
 import { folded } from "./trigrams.ts";
+
+/** The name order's chunks are small: comparing two names reads a text, so fewer pay. */
+const NAME_CHUNK = 128;
 
 /** The orders a list can be sorted by besides id; ties break by id. */
 export type SortField = "created_at" | "updated_at" | "name";
@@ -19,6 +23,9 @@ export class SortOrders {
   readonly created: OrderIndex;
   readonly updated: OrderIndex;
   readonly name: OrderIndex;
+  /** While the name order is built apart: what changed meanwhile, to put in after. */
+  #nameBuild: { build: NameOrderBuild; changed: Set<number> } | undefined;
+  #nameLive = false;
 
   /** `textAt` gives the text an ordinal holds now (a key must not change while indexed). */
   constructor(textAt: (ordinal: number) => string | undefined) {
@@ -40,9 +47,10 @@ export class SortOrders {
       },
       (ordinal) => this.#namePrefix.get(ordinal),
       {
-        of: (ordinal) => foldedName(textAt(ordinal)!),
-        compareWith: (key, ordinal) => compareFoldedNameWith(key, textAt(ordinal)!),
+        of: (ordinal) => nameKey(textAt(ordinal)!),
+        compareWith: (key, ordinal) => compareNameKeyWith(key, textAt(ordinal)!),
       },
+      NAME_CHUNK,
     );
   }
 
@@ -64,14 +72,14 @@ export class SortOrders {
     this.#namePrefix.set(ordinal, namePrefix(text));
     this.created.insert(ordinal);
     this.updated.insert(ordinal);
-    this.name.insert(ordinal);
+    this.#nameInsert(ordinal);
   }
 
   /** Removes an ordinal from every order; textAt must still give the text it was linked with. */
   unlink(ordinal: number): void {
     this.created.delete(ordinal);
     this.updated.delete(ordinal);
-    this.name.delete(ordinal);
+    this.#nameDelete(ordinal);
   }
 
   /** Which orders a change from `before` to `after` moves the ordinal in (a bit per order). */
@@ -90,7 +98,7 @@ export class SortOrders {
   unlinkMoved(ordinal: number, moves: number): void {
     if (moves & 1) this.created.delete(ordinal);
     if (moves & 2) this.updated.delete(ordinal);
-    if (moves & 4) this.name.delete(ordinal);
+    if (moves & 4) this.#nameDelete(ordinal);
   }
 
   /** Puts an ordinal back into the orders `moves` names, once it holds its new text. */
@@ -106,8 +114,49 @@ export class SortOrders {
     }
     if (moves & 4) {
       this.#namePrefix.set(ordinal, namePrefix(text));
-      this.name.insert(ordinal);
+      this.#nameInsert(ordinal);
     }
+  }
+
+  /** True once the name order is built (or was never left to a build: built as customers come). */
+  get nameReady(): boolean {
+    return this.#nameLive;
+  }
+
+  /**
+   * Builds the name order of these ordinals (every one linked so far) in slices, until `now()`
+   * passes `until`; true once it is up to date. Until then the name order takes no change.
+   */
+  buildName(ordinals: () => Int32Array, now: () => number, until: number): boolean {
+    if (this.#nameLive) return true;
+    this.#nameBuild ??= {
+      build: new NameOrderBuild(
+        ordinals(),
+        (ordinal) => this.#textAt(ordinal)!,
+        (ordinal) => this.#namePrefix.get(ordinal),
+        compareFoldedNames,
+      ),
+      changed: new Set(),
+    };
+    const { build, changed } = this.#nameBuild;
+    if (!build.step(now, until)) return false;
+    this.name.load(build.sorted().filter((ordinal) => !changed.has(ordinal)));
+    this.#nameLive = true;
+    this.#nameBuild = undefined;
+    for (const ordinal of changed) {
+      if (this.#textAt(ordinal) !== undefined) this.name.insert(ordinal);
+    }
+    return true;
+  }
+
+  #nameInsert(ordinal: number): void {
+    if (this.#nameLive) this.name.insert(ordinal);
+    else this.#nameBuild?.changed.add(ordinal);
+  }
+
+  #nameDelete(ordinal: number): void {
+    if (this.#nameLive) this.name.delete(ordinal);
+    else this.#nameBuild?.changed.add(ordinal);
   }
 }
 
@@ -133,19 +182,36 @@ export function compareFoldedNames(a: string, b: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** Compares a folded name with a canonical text's folded name, reading plain ASCII in place. */
-export function compareFoldedNameWith(key: string, text: string): number {
-  for (let i = 0;; i++) {
+/**
+ * The name order's exact key: the folded name, a NUL (names hold no control character) and the
+ * id, so keys order as the order does, ties and all.
+ */
+export function nameKey(text: string): string {
+  return `${foldedName(text)}\u0000${text.slice(ID_AT, ID_AT + ID_LENGTH)}`;
+}
+
+/** Compares a nameKey with a canonical text's, reading plain ASCII in place. */
+export function compareNameKeyWith(key: string, text: string): number {
+  const nameLength = key.length - ID_LENGTH - 1;
+  let i = 0;
+  for (;; i++) {
     let y = text.charCodeAt(NAME_AT + i);
     if (y === 0x5c || y >= 0x80) break;
-    if (i === key.length) return y === 0x22 ? 0 : -1;
+    if (i === nameLength) {
+      if (y !== 0x22) return -1;
+      for (let j = 0; j < ID_LENGTH; j++) {
+        const difference = key.charCodeAt(nameLength + 1 + j) - text.charCodeAt(ID_AT + j);
+        if (difference !== 0) return difference;
+      }
+      return 0;
+    }
     const x = key.charCodeAt(i);
     if (x >= 0x80) break;
     if (y === 0x22) return 1;
     if (y >= 0x41 && y <= 0x5a) y += 0x20;
     if (x !== y) return x - y;
   }
-  const other = foldedName(text);
+  const other = nameKey(text);
   return key < other ? -1 : key > other ? 1 : 0;
 }
 

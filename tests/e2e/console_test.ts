@@ -150,6 +150,48 @@ Deno.test({
       );
 
       await t.step(
+        "Search takes an expression as a query, once typing stops, and shows a 400 beside the field",
+        async () => {
+          const searches: string[] = [];
+          const record = (request: { url(): string }) => {
+            if (request.url().includes("/api/customers?")) searches.push(request.url());
+          };
+          page.on("request", record);
+          await fill(page, "searchbox", "Search", 'phone:"+442079460958" OR email~"grace"');
+          await until(
+            page,
+            "Ada and Grace are listed",
+            `document.querySelectorAll("tbody tr").length === 2 && !document.querySelector("tbody").textContent.includes("xss@")`,
+          );
+          page.off("request", record);
+          assert.equal(searches.length, 1, `one request once typing stopped: ${searches}`);
+          assert.equal(
+            new URL(searches[0]).searchParams.get("query"),
+            'phone:"+442079460958" OR email~"grace"',
+          );
+          await fill(page, "searchbox", "Search", "name:");
+          await until(
+            page,
+            "the field is marked invalid",
+            `document.querySelector('input[type="search"]').getAttribute("aria-invalid") === "true"`,
+          );
+          const beside = await page.$eval(
+            'input[type="search"]',
+            (input) =>
+              document.getElementById(input.getAttribute("aria-describedby")!.split(" ").at(-1)!)!
+                .textContent,
+          );
+          assert.equal(beside, "offset 5: expected a value after ':'");
+          await fill(page, "searchbox", "Search", "");
+          await until(
+            page,
+            "all are listed again, the field valid",
+            `document.querySelectorAll("tbody tr").length === 3 && !document.querySelector('input[type="search"]').hasAttribute("aria-invalid")`,
+          );
+        },
+      );
+
+      await t.step(
         "a customer named like markup shows exactly that name, and no dialog opens",
         async () => {
           await page.evaluate(`location.hash = "#/customers/${xss.id}"`);

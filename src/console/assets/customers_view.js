@@ -1,4 +1,7 @@
-/** Customers: search (the list's `q`), a table of name, email and phone, cursor paging. */
+/**
+ * Customers: search (plain text as the list's `q`; text with `:` or `~` as a `query`
+ * expression), a table of name, email and phone, cursor paging.
+ */
 import { button, field, h, messageArea } from "./dom.js";
 import { WRITE } from "./session.js";
 
@@ -24,7 +27,13 @@ export function customersView(ctx) {
   const state = { q: "", cursors: [null], page: 0, next: null, loads: 0, left: false };
   const alert = messageArea("alert");
   const status = messageArea("status");
-  const search = field({ label: "Search", name: "q", type: "search", autocomplete: "off" });
+  const search = field({
+    label: "Search",
+    name: "q",
+    type: "search",
+    autocomplete: "off",
+    hint: 'A name or email, or an expression such as phone:null or name~"love"',
+  });
   search.control.setAttribute("placeholder", "Name or email");
   const tbody = h("tbody");
   const previous = button("Previous page", () => turn(-1));
@@ -91,7 +100,8 @@ export function customersView(ctx) {
   async function load() {
     const mine = ++state.loads;
     const params = new URLSearchParams({ limit: String(PAGE) });
-    if (state.q !== "") params.set("q", state.q);
+    // An expression goes as `query`; other text as `q`, the substring of name or email.
+    if (state.q !== "") params.set(/[:~]/.test(state.q) ? "query" : "q", state.q);
     const cursor = state.cursors[state.page];
     if (cursor) params.set("cursor", cursor);
     previous.disabled = true;
@@ -100,11 +110,15 @@ export function customersView(ctx) {
       const { body } = await ctx.api.get(`/api/customers?${params}`);
       if (mine !== state.loads || state.left) return;
       alert.say("");
+      search.invalid(null);
       show(body.data);
       state.next = body.next_cursor;
     } catch (error) {
       if (mine !== state.loads || state.left) return;
-      alert.say(error.problem?.detail ?? error.message);
+      // A query the API cannot read is the field's error, shown beside it.
+      const query = error.problem?.errors?.find((e) => e.pointer === "/query");
+      if (query) search.invalid(query.detail);
+      else alert.say(error.problem?.detail ?? error.message);
     }
     previous.disabled = state.page === 0;
     next.disabled = state.next === null;
