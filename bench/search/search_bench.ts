@@ -177,7 +177,7 @@ async function measureSize(
       for (const workload of ["post", "patch"] as const) {
         for (const tree of round % 2 === 0 ? trees : [...trees].reverse()) {
           const { url, pid } = running[tree.name];
-        const result = await measure({ url, pid, flavour: "service" }, workload, load);
+          const result = await measure({ url, pid, flavour: "service" }, workload, load);
           report.writes[workload][tree.name as "after"].push(result);
           await group.trimOutput();
         }

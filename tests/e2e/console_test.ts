@@ -175,11 +175,9 @@ Deno.test({
             "the field is marked invalid",
             `document.querySelector('input[type="search"]').getAttribute("aria-invalid") === "true"`,
           );
-          const beside = await page.$eval(
-            'input[type="search"]',
-            (input) =>
-              document.getElementById(input.getAttribute("aria-describedby")!.split(" ").at(-1)!)!
-                .textContent,
+          const beside = await page.evaluate(
+            `document.getElementById(document.querySelector('input[type="search"]')` +
+              `.getAttribute("aria-describedby").split(" ").at(-1)).textContent`,
           );
           assert.equal(beside, "offset 5: expected a value after ':'");
           await fill(page, "searchbox", "Search", "");
