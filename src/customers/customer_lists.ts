@@ -1,6 +1,7 @@
 import { nextTurn } from "../lib/next_turn.ts";
 import type { CustomerProjection } from "../read_model/projection.ts";
-import { search, type SearchPage, type Slicing } from "../search/search_run.ts";
+import type { SearchPage, Slicing } from "../search/search_page.ts";
+import { search } from "../search/search_run.ts";
 import type { ListRequest } from "./list_query.ts";
 
 /** Long work (a search's walk, the index build) lets other requests in at least this often. */

@@ -117,25 +117,12 @@ export class OrderIndex {
    * false or the end; returns how many it visited.
    */
   walk(position: OrderPosition, backwards: boolean, visit: (ordinal: number) => boolean): number {
-    const chunks = this.#chunks;
-    const lengths = this.#lengths;
-    let visited = 0;
-    if (!backwards) {
-      for (let c = position.chunk, at = position.at; c < chunks.length; c++, at = 0) {
-        const chunk = chunks[c];
-        for (const length = lengths[c]; at < length; at++) {
-          visited++;
-          if (!visit(chunk[at])) return visited;
-        }
-      }
-      return visited;
-    }
-    let c = position.chunk;
-    let at = position.at - 1;
-    if (at < 0) at = --c >= 0 ? lengths[c] - 1 : -1;
-    for (; c >= 0; c--, at = c >= 0 ? lengths[c] - 1 : -1) {
+    const [chunks, lengths, step] = [this.#chunks, this.#lengths, backwards ? -1 : 1];
+    let [c, at, visited] = [position.chunk, position.at, 0];
+    if (backwards && --at < 0) at = (lengths[--c] ?? 0) - 1;
+    for (; c >= 0 && c < chunks.length; c += step, at = backwards ? (lengths[c] ?? 0) - 1 : 0) {
       const chunk = chunks[c];
-      for (; at >= 0; at--) {
+      for (const length = lengths[c]; at >= 0 && at < length; at += step) {
         visited++;
         if (!visit(chunk[at])) return visited;
       }

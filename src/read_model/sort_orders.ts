@@ -41,9 +41,8 @@ export class SortOrders {
     );
     this.name = new OrderIndex(
       (a, b) => {
-        const difference = this.#namePrefix.get(a) - this.#namePrefix.get(b);
-        if (difference !== 0) return difference;
-        return compareFoldedNames(textAt(a)!, textAt(b)!) || byId(a, b);
+        return this.#namePrefix.get(a) - this.#namePrefix.get(b) ||
+          compareFoldedNames(textAt(a)!, textAt(b)!) || byId(a, b);
       },
       (ordinal) => this.#namePrefix.get(ordinal),
       {

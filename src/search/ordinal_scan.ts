@@ -3,7 +3,7 @@ import { BestMatches, compareKeys } from "./best_matches.ts";
 import { ASK_TEXT, type IndexPlan, NO } from "./index_plan.ts";
 import { keyOf, type ListKey, type ListSort } from "./list_sort.ts";
 import type { QueryNode } from "./query.ts";
-import type { SearchPage, Slicing } from "./search_run.ts";
+import type { SearchPage, Slicing } from "./search_page.ts";
 import { textMatches } from "./text_match.ts";
 
 /** A change seen while the scan paused: what the ordinal held, and whether the scan had passed it. */

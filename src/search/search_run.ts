@@ -3,6 +3,7 @@ import type { OrderPosition } from "../read_model/order_index.ts";
 import { ASK_TEXT, type IndexPlan, NO, planQuery } from "./index_plan.ts";
 import { compareWithKey, type ListKey, type ListSort, orderOf } from "./list_sort.ts";
 import { OrdinalScan } from "./ordinal_scan.ts";
+import type { SearchPage, Slicing } from "./search_page.ts";
 import type { QueryNode } from "./query.ts";
 import { textMatches } from "./text_match.ts";
 
@@ -12,23 +13,6 @@ export interface SearchRequest {
   sort: ListSort;
   after?: ListKey;
   limit: number;
-}
-
-/** A page of customers' texts, and whether more match after it. */
-export interface SearchPage {
-  texts: string[];
-  more: boolean;
-}
-
-/** How long a scan runs before it lets other work in, and how it does; the limits for tests. */
-export interface Slicing {
-  sliceMs: number;
-  now: () => number;
-  nextTurn: () => Promise<void>;
-  /** Candidates checked at once up to this many (COLLECT_MAX). */
-  collectMax?: number;
-  /** A walk gives way to a scan after this many (PROBE_VISITS). */
-  probeVisits?: number;
 }
 
 /** Candidates up to this many are checked and sorted at once. */

@@ -27,7 +27,7 @@ if (chromiumMissing) {
 const EVERYTHING = "customers:read customers:write webhooks:manage";
 const XSS_NAME = "<img src=x onerror=alert(1)>";
 /** The refusals the steps provoke, and the event stream closed on leaving Activity. */
-const PROVOKED = /status of (401|412|422)|net::ERR_ABORTED\): \S+\/api\/events\?/;
+const PROVOKED = /status of (400|401|412|422)|net::ERR_ABORTED\): \S+\/api\/events\?/;
 
 /** Checks a view as everyone may meet it: no serious accessibility fault, fits 360 px. */
 async function assertViewUsable(page: Page, view: string): Promise<void> {

@@ -9,7 +9,8 @@ import { CustomerProjection } from "../../src/read_model/projection.ts";
 import { customerText } from "../../src/read_model/customer_text.ts";
 import { encodeCursor, parseListQuery } from "../../src/customers/list_query.ts";
 import { keyOf } from "../../src/search/list_sort.ts";
-import { search, type Slicing } from "../../src/search/search_run.ts";
+import type { Slicing } from "../../src/search/search_page.ts";
+import { search } from "../../src/search/search_run.ts";
 import { seededRandom, seedFrom } from "../../bench/support/prng.ts";
 import { oraclePage, type SortName } from "./search_oracle.ts";
 
