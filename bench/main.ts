@@ -33,6 +33,7 @@ import {
   runPostgresBench,
 } from "./postgres/postgres_bench.ts";
 import { runPostgresStartupBench } from "./postgres/postgres_startup_bench.ts";
+import { runSearchBench, SEARCH_PARTS, type SearchPart } from "./search/search_bench.ts";
 
 const USAGE = `deno task bench [options]
 
@@ -43,7 +44,7 @@ const USAGE = `deno task bench [options]
                            or a checkout's directory) measured in the same run; without it, the
                            commit of bench/baseline.json when git has it, else its stored ratios
   --check --write-baseline measure and store the ratios as the new bench/baseline.json
-  --only=NAMES             some of: http,scale,auth,startup,webhooks,feed,postgres,pgstartup
+  --only=NAMES             some of: http,scale,auth,startup,webhooks,feed,search,postgres,pgstartup
                            (default all but scale and pgstartup)
   --scale                  add the scaling table (GET one, list, POST, startup, RSS)
   --scale-sizes=N,N,...    its sizes (default 10000,100000,1000000)
@@ -63,6 +64,11 @@ const USAGE = `deno task bench [options]
   --feed-before=DIR        also run the server of another checkout (before a change) in the same
                            rounds of the write throughput with idle streams and of the latency
   --feed-streams=N,N,...   the stream counts of its latency part (default 1,100,1000)
+  --search-parts=startup,selective,beside,writes  parts of the search benchmark (default all)
+  --search-sizes=N,N,...   its customer counts (default 100000,1000000)
+  --search-rounds=N --search-seconds=S      its rounds (3) and seconds per run (5)
+  --search-before=REF      the tree without search indexes it compares with (a git commit or a
+                           checkout's directory; default the last commit before them)
   --postgres-parts=floors,one,three,webhooks  parts of the PostgreSQL benchmark besides pgbench
                            (default all)
   --postgres-rounds=N --postgres-seconds=S  its rounds (3) and seconds per run (8)
@@ -100,6 +106,11 @@ const OPTIONS = {
   "feed-rounds": { type: "string" },
   "feed-before": { type: "string" },
   "feed-streams": { type: "string" },
+  "search-parts": { type: "string" },
+  "search-sizes": { type: "string" },
+  "search-rounds": { type: "string" },
+  "search-seconds": { type: "string" },
+  "search-before": { type: "string" },
   "postgres-parts": { type: "string" },
   "postgres-rounds": { type: "string" },
   "postgres-seconds": { type: "string" },
@@ -158,6 +169,12 @@ const feedParts = values["feed-parts"]?.split(",");
 for (const name of feedParts ?? []) {
   if (!FEED_PARTS.includes(name as FeedPart)) {
     throw new Error(`a feed part "${name}" must be one of ${FEED_PARTS}`);
+  }
+}
+const searchParts = values["search-parts"]?.split(",");
+for (const name of searchParts ?? []) {
+  if (!SEARCH_PARTS.includes(name as SearchPart)) {
+    throw new Error(`a search part "${name}" must be one of ${SEARCH_PARTS}`);
   }
 }
 const postgresParts = values["postgres-parts"]?.split(",");
@@ -248,6 +265,21 @@ const BENCHES: {
         rounds: number(values["feed-rounds"]),
         beforeRoot: values["feed-before"],
         streams: values["feed-streams"]?.split(",").map(Number),
+      }),
+  },
+  {
+    name: "search",
+    title: "Search: selective searches, GET one beside scans, startup, memory and writes",
+    byDefault: true,
+    ratios: (r: Awaited<ReturnType<typeof runSearchBench>>) => r.ratios,
+    run: () =>
+      runSearchBench({
+        quick: values.quick,
+        parts: searchParts as SearchPart[] | undefined,
+        sizes: values["search-sizes"]?.split(",").map(Number),
+        rounds: number(values["search-rounds"]),
+        seconds: number(values["search-seconds"]),
+        before: values["search-before"],
       }),
   },
   {

@@ -1,4 +1,3 @@
-import { PagedColumn } from "../lib/paged_column.ts";
 import { BlockArena } from "./block_arena.ts";
 import { metadataText, sameFields, TEXT_FIELDS } from "./customer_fields.ts";
 import { type FieldKeys, fieldKeysList, readFieldKeys } from "./field_keys.ts";
@@ -29,8 +28,8 @@ export class SearchIndex {
   /** Changed ordinals not yet applied, in order, with the text the index holds for each. */
   #pending: number[] = [];
   #pendingTexts: (string | undefined)[] = [];
-  /** Per ordinal, 1 + its place in #pending while pending, else 0. */
-  #marks = new PagedColumn();
+  /** A pending ordinal's place in #pending (a map: at most PENDING_MAX, not a column of all). */
+  #marks = new Map<number, number>();
   #flushSoon: (flush: () => void) => void;
   readonly #grouped = new GroupedPostings(this.#fields);
   #was: FieldKeys[] = fieldKeysList();
@@ -75,10 +74,10 @@ export class SearchIndex {
 
   /** The ordinal is about to change from `before` (none: it was free) to what textAt will give. */
   changing(ordinal: number, before: string | undefined): void {
-    if (ordinal >= this.#frontier || this.#marks.get(ordinal) !== 0) return;
+    if (ordinal >= this.#frontier || this.#marks.has(ordinal)) return;
     // Earlier changes are done, this one is not: a full batch is applied before it joins.
     if (this.#pending.length >= PENDING_MAX) this.flush();
-    this.#marks.set(ordinal, this.#pending.push(ordinal));
+    this.#marks.set(ordinal, this.#pending.push(ordinal) - 1);
     this.#pendingTexts.push(before);
     if (this.#pending.length === 1) this.#flushSoon(() => this.flush());
   }
@@ -91,11 +90,11 @@ export class SearchIndex {
       const before = this.#pendingTexts[i];
       const after = this.#textAt(ordinal);
       if (before === after || before === undefined) {
-        this.#marks.set(ordinal, 0);
+        this.#marks.delete(ordinal);
         if (before === undefined && after !== undefined) this.#link(ordinal, after);
       } else if (after === undefined) {
         this.#unlink(ordinal, before);
-        this.#marks.set(ordinal, 0);
+        this.#marks.delete(ordinal);
       } else this.#change(ordinal, before, after);
     }
     pending.length = 0;
@@ -106,7 +105,7 @@ export class SearchIndex {
   /** The text the index holds for an ordinal: until a flush, a changed one's earlier text. */
   #indexedText(ordinal: number): string | undefined {
     const mark = this.#marks.get(ordinal);
-    return mark === 0 ? this.#textAt(ordinal) : this.#pendingTexts[mark - 1];
+    return mark === undefined ? this.#textAt(ordinal) : this.#pendingTexts[mark];
   }
 
   /**
@@ -158,7 +157,7 @@ export class SearchIndex {
   #change(ordinal: number, before: string, after: string): void {
     const moves = this.#orders.moves(before, after);
     this.#orders.unlinkMoved(ordinal, moves);
-    this.#marks.set(ordinal, 0);
+    this.#marks.delete(ordinal);
     this.#orders.relinkMoved(ordinal, moves, after);
     if (!sameFields(before, after)) {
       readFieldKeys(before, this.#was);

@@ -50,6 +50,15 @@ export class OrdinalSet {
     return false;
   }
 
+  /** The members in ascending order, as an array. */
+  toArray(): Int32Array {
+    if (this.list !== undefined) return this.list;
+    const list = new Int32Array(this.size);
+    let i = 0;
+    this.forEach((ordinal) => list[i++] = ordinal);
+    return list;
+  }
+
   /** The members in ascending order. */
   forEach(visit: (ordinal: number) => void): void {
     if (this.list !== undefined) {

@@ -1,5 +1,6 @@
 import type { CustomerProjection } from "../read_model/projection.ts";
 import type { OrderPosition } from "../read_model/order_index.ts";
+import { BestOrdinals } from "./best_ordinals.ts";
 import { ASK_TEXT, type IndexPlan, NO, planQuery } from "./index_plan.ts";
 import { compareWithKey, type ListKey, type ListSort, orderOf } from "./list_sort.ts";
 import { OrdinalScan } from "./ordinal_scan.ts";
@@ -35,7 +36,14 @@ export async function search(
   if (candidates !== undefined && candidates.size <= (slicing.collectMax ?? COLLECT_MAX)) {
     return collected(projection, request, plan!);
   }
-  const walked = walk(projection, request, plan, slicing.probeVisits ?? PROBE_VISITS);
+  const until = slicing.now() + slicing.sliceMs;
+  const walked = walk(
+    projection,
+    request,
+    plan,
+    slicing.probeVisits ?? PROBE_VISITS,
+    () => slicing.now() >= until,
+  );
   if (walked !== undefined) return walked;
   const { sort, after, query, limit } = request;
   const sign = sort.descending ? -1 : 1;
@@ -47,30 +55,36 @@ export async function search(
 
 /** The page from few candidates: each checked, then the matches sorted. */
 function collected(projection: CustomerProjection, request: SearchRequest, plan: IndexPlan) {
-  const { sort, after } = request;
+  const { sort, after, limit } = request;
   const sign = sort.descending ? -1 : 1;
-  const matches: number[] = [];
-  plan.candidates!.forEach((ordinal) => {
+  const best = new BestOrdinals(orderOf(sort, projection), sort.descending, limit + 1);
+  // Ordinals follow creation, so visited in the sort's direction most are turned away unread.
+  const ordinals = plan.candidates!.toArray();
+  for (let i = 0; i < ordinals.length; i++) {
+    const ordinal = ordinals[sort.descending ? ordinals.length - 1 - i : i];
+    if (!best.mayTake(ordinal)) continue;
     const text = projection.textAt(ordinal);
-    if (text === undefined) return;
-    if (after !== undefined && sign * compareWithKey(sort, projection, ordinal, after) <= 0) return;
-    if (accepts(plan, request.query!, ordinal, text)) matches.push(ordinal);
-  });
-  const order = orderOf(sort, projection);
-  matches.sort((a, b) => sign * order.compare(a, b));
-  const texts = matches.slice(0, request.limit).map((ordinal) => projection.textAt(ordinal)!);
-  return { texts, more: matches.length > request.limit };
+    if (text === undefined) continue;
+    if (after !== undefined && sign * compareWithKey(sort, projection, ordinal, after) <= 0) {
+      continue;
+    }
+    if (accepts(plan, request.query!, ordinal, text)) best.offer(ordinal);
+  }
+  const kept = best.sorted();
+  const texts = kept.slice(0, limit).map((ordinal) => projection.textAt(ordinal)!);
+  return { texts, more: kept.length > limit };
 }
 
 /**
  * The page from the sort's order, from the cursor on, when it fills (or the order ends) within
- * `most` customers; undefined when it does not.
+ * `most` customers and one slice (`late` turns true); undefined when it does not.
  */
 function walk(
   projection: CustomerProjection,
   request: SearchRequest,
   plan: IndexPlan | undefined,
   most: number,
+  late: () => boolean,
 ) {
   const { sort, after, limit } = request;
   const order = orderOf(sort, projection);
@@ -83,15 +97,15 @@ function walk(
     });
   const texts: string[] = [];
   let visits = 0;
-  let full = false;
+  let [full, gaveUp] = [false, false];
   order.walk(position, sort.descending, (ordinal) => {
-    if (++visits > most) return false;
+    if (++visits > most || ((visits & 255) === 0 && late())) return !(gaveUp = true);
     if (candidates !== undefined && !candidates.has(ordinal)) return true;
     const text = projection.textAt(ordinal)!;
     if (plan === undefined || accepts(plan, request.query!, ordinal, text)) texts.push(text);
     return !(full = texts.length > limit);
   });
-  if (!full && visits > most) return undefined;
+  if (gaveUp) return undefined;
   return { texts: texts.slice(0, limit), more: full };
 }
 
