@@ -18,8 +18,9 @@ export type TextField = typeof TEXT_FIELDS[number];
 /** A text field's number in TEXT_FIELDS. */
 export const fieldNumber = (field: TextField): number => TEXT_FIELDS.indexOf(field);
 
-const NAME_AT = ID_AT + ID_LENGTH + '","name":"'.length - 1;
-const ADDRESS_KEYS = [
+/** Where a canonical text's name value starts, and the address keys in their order. */
+export const NAME_AT = ID_AT + ID_LENGTH + '","name":"'.length - 1;
+export const ADDRESS_KEYS = [
   '"line1":',
   '"line2":',
   '"city":',

@@ -1,4 +1,4 @@
-import { TEXT_FIELDS } from "./customer_fields.ts";
+import { ADDRESS_KEYS, NAME_AT, TEXT_FIELDS } from "./customer_fields.ts";
 import { folded, TRIGRAM, trigramAt } from "./trigrams.ts";
 
 /** No value, a value shorter than a trigram (kept whole), or a value's trigrams. */
@@ -32,16 +32,6 @@ export class FieldKeys {
 
 /** A FieldKeys per text field, in TEXT_FIELDS order. */
 export const fieldKeysList = (): FieldKeys[] => TEXT_FIELDS.map(() => new FieldKeys());
-
-const NAME_AT = '{"id":"'.length + 26 + '","name":'.length;
-const ADDRESS_KEYS = [
-  '"line1":',
-  '"line2":',
-  '"city":',
-  '"region":',
-  '"postal_code":',
-  '"country":',
-];
 
 /**
  * Reads the keys of every text field of a canonical JSON text (customer_text.ts) into `into`,
