@@ -114,6 +114,12 @@ export function readTimes(json: string): [created: number, updated: number] {
   return [isoMs(json, created), isoMs(json, updated)];
 }
 
+/** `created_at` or `updated_at` of a canonical text, in epoch milliseconds, with no array made. */
+export function readTime(json: string, updated: boolean): number {
+  const created = json.lastIndexOf(METADATA_END) + METADATA_END.length;
+  return isoMs(json, updated ? json.indexOf('"', created) + ',"updated_at":"'.length + 1 : created);
+}
+
 /** The epoch ms of the timestamp starting at `at` (ISO 8601 as toISOString writes it, fast). */
 export function isoMs(json: string, at: number): number {
   if (json.charCodeAt(at + 23) === 0x5a && json.charCodeAt(at + 10) === 0x54) {

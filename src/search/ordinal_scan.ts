@@ -4,7 +4,7 @@ import { ASK_TEXT, type IndexPlan, NO } from "./index_plan.ts";
 import { keyOf, type ListKey, type ListSort } from "./list_sort.ts";
 import type { QueryNode } from "./query.ts";
 import type { SearchPage, Slicing } from "./search_page.ts";
-import { textMatches } from "./text_match.ts";
+import { type TextTest, textTest } from "./text_match.ts";
 
 /** A change seen while the scan paused: what the ordinal held, and whether the scan had passed it. */
 interface Journaled {
@@ -25,6 +25,7 @@ export class OrdinalScan {
   readonly #end: number;
   /** The candidates as bits over the ordinals (undefined: every customer). */
   readonly #bits: Uint32Array | undefined;
+  readonly #matches: TextTest | undefined;
   #journal: Map<number, Journaled> | undefined;
   #next = 0;
 
@@ -39,6 +40,7 @@ export class OrdinalScan {
   ) {
     this.#best = new BestMatches(sort, limit + 1);
     this.#end = projection.ordinalLimit;
+    this.#matches = query === undefined ? undefined : textTest(query);
     const candidates = plan?.candidates;
     this.#bits = candidates?.bits;
     if (candidates !== undefined && this.#bits === undefined) {
@@ -66,8 +68,8 @@ export class OrdinalScan {
 
   /** Scans on until the end or the slice is over; true if paused. */
   #slice(slicing: Slicing): boolean {
-    const { projection, plan, query } = this;
-    const bits = this.#bits;
+    const { projection, plan } = this;
+    const [bits, matches] = [this.#bits, this.#matches];
     const until = slicing.now() + slicing.sliceMs;
     for (let ordinal = this.#next; ordinal < this.#end; ordinal++) {
       if ((ordinal & 1023) === 0 && ordinal > this.#next && slicing.now() >= until) {
@@ -87,7 +89,7 @@ export class OrdinalScan {
       if (text === undefined) continue;
       const verdict = plan === undefined ? NO + 1 : plan.test(ordinal);
       if (verdict === NO || !this.afterCursor(ordinal, text)) continue;
-      if (verdict === ASK_TEXT && !textMatches(query!, text)) continue;
+      if (verdict === ASK_TEXT && !matches!(text)) continue;
       this.#best.offer(text);
     }
     this.#next = this.#end;
@@ -102,7 +104,7 @@ export class OrdinalScan {
 
   /** Whether a state the scan did not see belongs in the page (after the cursor, matching). */
   #wanted(text: string): boolean {
-    if (this.query !== undefined && !textMatches(this.query, text)) return false;
+    if (this.#matches !== undefined && !this.#matches(text)) return false;
     if (this.after === undefined) return true;
     const sign = this.sort.descending ? -1 : 1;
     return sign * compareKeys(keyOf(this.sort, text), this.after) > 0;

@@ -6,7 +6,7 @@ import { compareWithKey, type ListKey, type ListSort, orderOf } from "./list_sor
 import { OrdinalScan } from "./ordinal_scan.ts";
 import type { SearchPage, Slicing } from "./search_page.ts";
 import type { QueryNode } from "./query.ts";
-import { textMatches } from "./text_match.ts";
+import { type TextTest, textTest } from "./text_match.ts";
 
 /** A page a list asks for: a filter (none: every customer), an order, a cursor and a size. */
 export interface SearchRequest {
@@ -57,6 +57,7 @@ export async function search(
 function collected(projection: CustomerProjection, request: SearchRequest, plan: IndexPlan) {
   const { sort, after, limit } = request;
   const sign = sort.descending ? -1 : 1;
+  const matches = textTest(request.query!);
   const best = new BestOrdinals(orderOf(sort, projection), sort.descending, limit + 1);
   // Ordinals follow creation, so visited in the sort's direction most are turned away unread.
   const ordinals = plan.candidates!.toArray();
@@ -67,7 +68,7 @@ function collected(projection: CustomerProjection, request: SearchRequest, plan:
     if (after !== undefined && sign * compareWithKey(sort, projection, ordinal, after) <= 0) {
       continue;
     }
-    if (accepts(plan, request.query!, ordinal, text)) best.offer(ordinal);
+    if (accepts(plan, matches, ordinal, text)) best.offer(ordinal);
   }
   const kept = best.sorted();
   const texts = kept.slice(0, limit).map((ordinal) => projection.textAt(ordinal)!);
@@ -94,6 +95,7 @@ function walk(
       const difference = compareWithKey(sort, projection, ordinal, after);
       return sort.descending ? difference < 0 : difference <= 0;
     });
+  const matches = request.query === undefined ? undefined : textTest(request.query);
   const texts: string[] = [];
   let visits = 0;
   let [full, gaveUp] = [false, false];
@@ -101,14 +103,14 @@ function walk(
     if (++visits > most || ((visits & 255) === 0 && late())) return !(gaveUp = true);
     if (candidates !== undefined && !candidates.has(ordinal)) return true;
     const text = projection.textAt(ordinal)!;
-    if (plan === undefined || accepts(plan, request.query!, ordinal, text)) texts.push(text);
+    if (plan === undefined || accepts(plan, matches!, ordinal, text)) texts.push(text);
     return !(full = texts.length > limit);
   });
   if (gaveUp) return undefined;
   return { texts: texts.slice(0, limit), more: full };
 }
 
-function accepts(plan: IndexPlan, query: QueryNode, ordinal: number, text: string): boolean {
+function accepts(plan: IndexPlan, matches: TextTest, ordinal: number, text: string): boolean {
   const verdict = plan.test(ordinal);
-  return verdict !== NO && (verdict !== ASK_TEXT || textMatches(query, text));
+  return verdict !== NO && (verdict !== ASK_TEXT || matches(text));
 }

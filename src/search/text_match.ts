@@ -2,94 +2,139 @@ import {
   fieldNumber,
   fieldSpans,
   readMetadata,
-  readTextFields,
-  readTimes,
+  readTextField,
+  readTime,
   TEXT_FIELDS,
 } from "../read_model/customer_fields.ts";
 import { ID_AT, ID_LENGTH } from "../read_model/text_table.ts";
 import { folded } from "../read_model/trigrams.ts";
-import type { QueryNode } from "./query.ts";
+import type { MatchClause, QueryNode } from "./query.ts";
+
+/** Whether a customer's canonical text matches a query: the definition index answers meet. */
+export type TextTest = (text: string) => boolean;
 
 /**
- * Whether a customer's canonical text matches a query: the definition every index answer is
- * checked against. Each field is read from the text once, and only if a clause needs it.
+ * A query made into a test of canonical texts, once per search: a scan calls it for every
+ * customer, so it makes no object per call, and reads each text's fields once, when a clause
+ * first needs them.
  */
-export function textMatches(node: QueryNode, text: string): boolean {
-  return new CustomerView(text).matches(node);
+export function textTest(node: QueryNode): TextTest {
+  const reader = new FieldReader(lastField(node));
+  const test = compiled(node, reader);
+  return (text) => {
+    reader.reset(text);
+    return test(text);
+  };
 }
 
-class CustomerView {
-  #fields: (string | null)[] | undefined;
-  #metadata: Record<string, string> | undefined;
-  #times: [number, number] | undefined;
+function compiled(node: QueryNode, reader: FieldReader): TextTest {
+  switch (node.kind) {
+    case "and": {
+      const tests = node.nodes.map((child) => compiled(child, reader));
+      return (text) => {
+        for (let i = 0; i < tests.length; i++) if (!tests[i](text)) return false;
+        return true;
+      };
+    }
+    case "or": {
+      const tests = node.nodes.map((child) => compiled(child, reader));
+      return (text) => {
+        for (let i = 0; i < tests.length; i++) if (tests[i](text)) return true;
+        return false;
+      };
+    }
+    case "not": {
+      const test = compiled(node.node, reader);
+      return (text) => !test(text);
+    }
+    case "time": {
+      const { from, to } = node;
+      const updated = node.name === "updated_at";
+      return (text) => {
+        const at = readTime(text, updated);
+        return at >= from && at < to;
+      };
+    }
+  }
+  return clauseTest(node, reader);
+}
 
-  constructor(readonly text: string) {}
+function clauseTest({ field, op, value }: MatchClause, reader: FieldReader): TextTest {
+  if (field.kind === "id") {
+    if (value === null || value.length !== ID_LENGTH) return () => false;
+    return (text) => foldedAt(text, ID_AT, value);
+  }
+  if (field.kind === "metadata") {
+    const key = field.key;
+    return (text) => {
+      const metadata = readMetadata(text);
+      const has = Object.hasOwn(metadata, key);
+      return value === null ? !has : has && folded(metadata[key]) === value;
+    };
+  }
+  const number = fieldNumber(field.name);
+  return () => reader.matches(number, op, value);
+}
 
-  matches(node: QueryNode): boolean {
-    switch (node.kind) {
-      case "and":
-        return node.nodes.every((child) => this.matches(child));
-      case "or":
-        return node.nodes.some((child) => this.matches(child));
-      case "not":
-        return !this.matches(node.node);
-      case "time": {
-        const [created, updated] = this.#times ??= readTimes(this.text);
-        const at = node.name === "created_at" ? created : updated;
-        return at >= node.from && at < node.to;
-      }
+/** The highest text field number a query's clauses read (-1: none). */
+function lastField(node: QueryNode): number {
+  if (node.kind === "and" || node.kind === "or") return Math.max(...node.nodes.map(lastField));
+  if (node.kind === "not") return lastField(node.node);
+  return node.kind === "match" && node.field.kind === "text" ? fieldNumber(node.field.name) : -1;
+}
+
+/** Where the text being tested has its fields, up to the query's last, found once per text. */
+class FieldReader {
+  readonly #spans = new Int32Array(2 * TEXT_FIELDS.length);
+  #text = "";
+  #read = false;
+
+  constructor(readonly last: number) {}
+
+  /** Starts on another text (a scan's next customer). */
+  reset(text: string): void {
+    this.#text = text;
+    this.#read = false;
+  }
+
+  matches(field: number, op: ":" | "~", value: string | null): boolean {
+    const text = this.#text;
+    if (!this.#read) {
+      fieldSpans(text, this.#spans, this.last);
+      this.#read = true;
     }
-    const { field, op, value } = node;
-    if (field.kind === "id") {
-      return value !== null && folded(this.text.slice(ID_AT, ID_AT + ID_LENGTH)) === value;
-    }
-    if (field.kind === "metadata") {
-      const metadata = this.#metadata ??= readMetadata(this.text);
-      const has = Object.hasOwn(metadata, field.key);
-      return value === null ? !has : has && folded(metadata[field.key]) === value;
-    }
-    const number = fieldNumber(field.name);
-    if (this.#fields === undefined) {
-      const fast = plainMatch(this.text, number, op, value);
-      if (fast !== undefined) return fast;
-    }
-    const raw = (this.#fields ??= readTextFields(this.text))[number];
-    if (value === null) return raw === null;
-    if (raw === null) return false;
-    return op === ":" ? folded(raw) === value : folded(raw).includes(value);
+    const quote = this.#spans[2 * field];
+    if (quote === -1) return value === null;
+    if (value === null) return false;
+    const plain = plainMatch(text, quote + 1, this.#spans[2 * field + 1], op, value);
+    if (plain !== undefined) return plain;
+    const raw = folded(readTextField(text, field)!);
+    return op === ":" ? raw === value : raw.includes(value);
   }
 }
 
-const SPAN = new Int32Array(2 * TEXT_FIELDS.length);
-
 /**
- * A text clause decided in place, with no string made, when the field's JSON text is plain ASCII
- * (no escape), folded unit by unit; undefined when it is not.
+ * A text clause decided in place, with no string made, when the value's JSON text from `start`
+ * to `end` is plain ASCII (no escape), folded unit by unit; undefined when it is not. A match
+ * within a plain start is a match whatever follows: those units fold alike.
  */
 function plainMatch(
   json: string,
-  field: number,
+  start: number,
+  end: number,
   op: ":" | "~",
-  value: string | null,
+  value: string,
 ): boolean | undefined {
-  fieldSpans(json, SPAN, field);
-  const [quote, end] = [SPAN[2 * field], SPAN[2 * field + 1]];
-  if (quote === -1) return value === null;
-  if (value === null) return false;
-  let upper = false;
-  for (let i = quote + 1; i < end; i++) {
-    const unit = json.charCodeAt(i);
-    if (unit >= 0x80 || unit === 0x5c) return undefined;
-    if (unit >= 0x41 && unit <= 0x5a) upper = true;
-  }
-  const start = quote + 1;
   const length = value.length;
-  if (op === ":") return end - start === length && foldedAt(json, start, value);
-  if (!upper) {
-    const at = json.indexOf(value, start);
-    return at !== -1 && at + length <= end;
+  if (op === ":" && end - start === length && foldedAt(json, start, value)) return true;
+  const first = value.charCodeAt(0);
+  for (let at = start; at < end; at++) {
+    let unit = json.charCodeAt(at);
+    if (unit >= 0x80 || unit === 0x5c) return undefined;
+    if (op === ":") continue;
+    if (unit >= 0x41 && unit <= 0x5a) unit += 0x20;
+    if (unit === first && at + length <= end && foldedAt(json, at, value)) return true;
   }
-  for (let at = start; at + length <= end; at++) if (foldedAt(json, at, value)) return true;
   return false;
 }
 
