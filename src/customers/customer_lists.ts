@@ -1,13 +1,19 @@
-import { nextTurn } from "../lib/next_turn.ts";
+import { pacedTurn } from "../lib/paced_turn.ts";
 import type { CustomerProjection } from "../read_model/projection.ts";
 import type { SearchPage, Slicing } from "../search/search_page.ts";
 import { search } from "../search/search_run.ts";
 import type { ListRequest } from "./list_query.ts";
 
 /** Long work (a search's walk, the index build) lets other requests in at least this often. */
-export const SLICE_MS = 1;
+export const SLICE_MS = 0.5;
+/** While requests keep the thread busy, they get this many slices' time for each slice of it. */
+const OTHERS_PER_SLICE = 3;
 
-const SLICING: Slicing = { sliceMs: SLICE_MS, now: () => performance.now(), nextTurn };
+const SLICING: Slicing = {
+  sliceMs: SLICE_MS,
+  now: () => performance.now(),
+  nextTurn: pacedTurn(SLICE_MS, OTHERS_PER_SLICE),
+};
 
 /** A page of the list, and the seq of the state it answers (its Log-Seq). */
 export interface ListAnswer {

@@ -50,14 +50,12 @@ export class OrdinalScan {
   }
 
   async run(slicing: Slicing): Promise<SearchPage> {
-    let unwatch: (() => void) | undefined;
+    // A scan follows a walk's slice, so it lets other work in before its own first one.
+    const unwatch = this.projection.watch((ordinal, before) => this.#note(ordinal, before));
     try {
-      while (this.#slice(slicing)) {
-        unwatch ??= this.projection.watch((ordinal, before) => this.#note(ordinal, before));
-        await slicing.nextTurn();
-      }
+      do await slicing.nextTurn(); while (this.#slice(slicing));
     } finally {
-      unwatch?.();
+      unwatch();
     }
     for (const { before, passed } of this.#journal?.values() ?? []) {
       if (before !== undefined && !passed && this.#wanted(before)) this.#best.offer(before);
