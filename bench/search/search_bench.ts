@@ -186,10 +186,20 @@ async function measureSize(
   }
 }
 
-/** The RSS a second after startup and its compaction (and the index build) are done. */
+/**
+ * The RSS once it has settled after startup, its compaction and the index build: V8 gives back
+ * the heap a build's garbage grew within seconds, and that is not memory the index holds. Settled
+ * means it fell by under 1 % over 3 s (at most 30 s), for either tree alike.
+ */
 async function settledRss(pid: number): Promise<number> {
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  return (await processMemory(pid)).rss;
+  const samples: number[] = [];
+  for (let waited = 0; waited < 30_000; waited += 500) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    samples.push((await processMemory(pid)).rss);
+    const before = samples[samples.length - 7];
+    if (before !== undefined && samples[samples.length - 1] > before * 0.99) break;
+  }
+  return samples[samples.length - 1];
 }
 
 async function copyDir(from: string, to: string): Promise<void> {
