@@ -5,6 +5,7 @@ import { customerText } from "./customer_text.ts";
 import { EmailIndex } from "./email_index.ts";
 import { OrderIndex } from "./order_index.ts";
 import { SearchIndex } from "./search_index.ts";
+import { PagedColumn } from "../lib/paged_column.ts";
 import { compareIds, ID_AT, ID_LENGTH, idHash, idTime, TextTable } from "./text_table.ts";
 
 /** A live customer as GET and the list answer it: its JSON text and its version. */
@@ -29,10 +30,12 @@ export class CustomerProjection implements CustomerState {
     }
     return undefined;
   });
+  /** Each ordinal's id time, the id order's rough key: turning a search's candidate away reads no text. */
+  #idTimes = new PagedColumn();
   /** Live customers in id order. */
   readonly ids = new OrderIndex(
     (a, b) => compareIds(this.textAt(a)!, this.textAt(b)!),
-    (ordinal) => idTime(this.textAt(ordinal)!),
+    (ordinal) => this.#idTimes.get(ordinal),
   );
   /** The search indexes; built after the replay (SearchIndex.buildSlice). */
   readonly search = new SearchIndex((ordinal) => this.#texts.textAt(ordinal));
@@ -126,6 +129,7 @@ export class CustomerProjection implements CustomerState {
     const ordinal = this.#texts.ordinalOf(json.slice(ID_AT, ID_AT + ID_LENGTH));
     if (ordinal === -1) {
       const added = this.#texts.add(json);
+      this.#idTimes.set(added, idTime(json));
       this.#tell(added, undefined);
       this.#byEmail.add(email, idHash(json, ID_AT));
       this.ids.insert(added);

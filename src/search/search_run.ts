@@ -63,8 +63,9 @@ function collected(projection: CustomerProjection, request: SearchRequest, plan:
   const ordinals = plan.candidates!.toArray();
   for (let i = 0; i < ordinals.length; i++) {
     const ordinal = ordinals[sort.descending ? ordinals.length - 1 - i : i];
+    if (!best.mayTake(ordinal)) continue;
     const text = projection.textAt(ordinal);
-    if (text === undefined || !best.mayTake(ordinal)) continue;
+    if (text === undefined) continue;
     if (after !== undefined && sign * compareWithKey(sort, projection, ordinal, after) <= 0) {
       continue;
     }
