@@ -122,6 +122,54 @@ export function orBlockInto(
   }
 }
 
+/** A posting set's size-class mark of a bitmap container. */
+export const BITMAP_SIZE = -1;
+/** An array container's members as bits, for andBlockInto; left zeroed after each use. */
+const MASK = new Uint32Array(2048);
+
+/**
+ * Clears in `words` each bit not of a member of a posting set's containers (per high 16 bits:
+ * block address or -1, members, size class or BITMAP_SIZE).
+ */
+export function andContainersInto(
+  arena: BlockArena,
+  addresses: number[],
+  counts: number[],
+  sizes: number[],
+  words: Uint32Array,
+): void {
+  for (let high = 0; high << 11 < words.length; high++) {
+    const address = addresses[high] ?? -1;
+    if (address === -1) words.fill(0, high << 11, (high + 1) << 11);
+    else andBlockInto(arena, address, counts[high], sizes[high] === BITMAP_SIZE, high, words);
+  }
+}
+
+/** Keeps in `words` only the bits of one container's members (high bits `high`) there. */
+function andBlockInto(
+  arena: BlockArena,
+  address: number,
+  count: number,
+  bitmap: boolean,
+  high: number,
+  words: Uint32Array,
+): void {
+  const units = arena.slabs[address >>> 16];
+  const at = address & 0xffff;
+  const base = high << 11;
+  const mask = MASK;
+  const end = Math.min(words.length - base, mask.length);
+  if (bitmap) {
+    for (let word = 0; word < end; word++) {
+      words[base + word] &= units[at + 2 * word] | (units[at + 2 * word + 1] << 16);
+    }
+    return;
+  }
+  for (let i = at; i < at + count; i++) mask[units[i] >>> 5] |= 1 << (units[i] & 31);
+  for (let word = 0; word < end; word++) words[base + word] &= mask[word];
+  for (let i = at; i < at + count; i++) mask[units[i] >>> 5] = 0;
+}
+
 /** The index of `value` in sorted `values`, else -(insertion point) - 1. */
 export function sortedIndex(values: number[], value: number): number {
   let low = 0;

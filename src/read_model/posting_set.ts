@@ -1,6 +1,8 @@
 import { BLOCK_SIZES, type BlockArena } from "./block_arena.ts";
 import {
+  andContainersInto,
   arrayOf,
+  BITMAP_SIZE as BITMAP,
   bitmapOf,
   forEachIn,
   grownBlock,
@@ -15,8 +17,6 @@ import {
 const SMALL_MAX = 32;
 /** A container is a sorted array up to this many members, then a bitmap. */
 const ARRAY_MAX = 4096;
-/** The size-class mark of a bitmap container. */
-const BITMAP = -1;
 
 /**
  * A set of customer ordinals, compact at any density (a roaring bitmap's layout): a small set is
@@ -118,8 +118,11 @@ export class PostingSet {
     const count = this.#counts[high];
     const bitmap = this.#sizes[high] === BITMAP;
     if (!removeLow(this.#arena, address, count, bitmap, ordinal & 0xffff)) return false;
-    if (bitmap && count - 1 < ARRAY_MAX / 2) this.#toArray(high, count - 1);
-    else if (!bitmap && count === 1) {
+    if (bitmap && count - 1 < ARRAY_MAX / 2) {
+      this.#addresses[high] = arrayOf(this.#arena, address, count - 1);
+      this.#sizes[high] = this.#arena.granted;
+      this.#arena.release(address, BLOCK_SIZES.length - 1);
+    } else if (!bitmap && count === 1) {
       this.#arena.release(address, this.#sizes[high]);
       this.#addresses[high] = -1;
     }
@@ -158,6 +161,18 @@ export class PostingSet {
     }
   }
 
+  /** Clears in `words` (a bitset like orInto's) each bit not a member's, with no bitset made. */
+  andInto(words: Uint32Array): void {
+    this.#cool();
+    const small = this.#small;
+    if (small === undefined) {
+      return andContainersInto(this.#arena, this.#addresses, this.#counts, this.#sizes, words);
+    }
+    const kept = small.filter((o) => (words[o >>> 5] & (1 << (o & 31))) !== 0);
+    words.fill(0);
+    for (const ordinal of kept) words[ordinal >>> 5] |= 1 << (ordinal & 31);
+  }
+
   /** The members in ascending order (a new array). */
   toArray(): Int32Array {
     const out: number[] = [];
@@ -166,11 +181,8 @@ export class PostingSet {
   }
 
   #heat(high: number, units: Uint16Array, at: number, count: number, capacity: number): void {
-    this.#hotHigh = high;
-    this.#hotUnits = units;
-    this.#hotAt = at;
-    this.#hotCount = count;
-    this.#hotCapacity = capacity;
+    [this.#hotHigh, this.#hotUnits, this.#hotAt] = [high, units, at];
+    [this.#hotCount, this.#hotCapacity] = [count, capacity];
   }
 
   /** Writes the hot container's count back; the next add to it may make it hot again. */
@@ -216,7 +228,9 @@ export class PostingSet {
       insertAt = -found - 1;
     }
     if (count === ARRAY_MAX) {
-      this.#toBitmap(high, count);
+      this.#addresses[high] = bitmapOf(arena, address, count);
+      arena.release(address, this.#sizes[high]);
+      this.#sizes[high] = BITMAP;
       return this.#addToContainer(ordinal);
     }
     const size = this.#sizes[high];
@@ -230,20 +244,6 @@ export class PostingSet {
     this.#counts[high] = count + 1;
     if (insertAt === count) this.#heat(high, units, at, count + 1, BLOCK_SIZES[this.#sizes[high]]);
     return true;
-  }
-
-  #toBitmap(high: number, count: number): void {
-    const address = this.#addresses[high];
-    this.#addresses[high] = bitmapOf(this.#arena, address, count);
-    this.#arena.release(address, this.#sizes[high]);
-    this.#sizes[high] = BITMAP;
-  }
-
-  #toArray(high: number, count: number): void {
-    const bitmap = this.#addresses[high];
-    this.#addresses[high] = arrayOf(this.#arena, bitmap, count);
-    this.#sizes[high] = this.#arena.granted;
-    this.#arena.release(bitmap, BLOCK_SIZES.length - 1);
   }
 }
 

@@ -121,11 +121,13 @@ function matchPlan(clause: MatchClause, projection: CustomerProjection): IndexPl
 function intersection(sets: PostingSet[], limit: number): OrdinalSet {
   sets.sort((a, b) => a.size - b.size);
   let result = OrdinalSet.of(sets[0], limit);
-  for (let i = 1; i < sets.length && result.size > 0; i++) {
-    result = result.list !== undefined
-      ? filtered(result, sets[i])
-      : result.and(OrdinalSet.of(sets[i], limit));
+  const bits = result.bits;
+  if (bits !== undefined) {
+    // The copy of the smallest is this search's own: the others clear bits in it in place.
+    for (let i = 1; i < sets.length; i++) sets[i].andInto(bits);
+    return OrdinalSet.ofBits(bits);
   }
+  for (let i = 1; i < sets.length && result.size > 0; i++) result = filtered(result, sets[i]);
   return result;
 }
 

@@ -104,6 +104,13 @@ export class OrdinalSet {
     return OrdinalSet.#compact(size, bits);
   }
 
+  /** The set of the bits set in `bits` (which it then owns). */
+  static ofBits(bits: Uint32Array): OrdinalSet {
+    let size = 0;
+    for (let i = 0; i < bits.length; i++) size += popcount(bits[i]);
+    return OrdinalSet.#compact(size, bits);
+  }
+
   static #compact(size: number, bits: Uint32Array): OrdinalSet {
     if (size > LIST_MAX) return new OrdinalSet(size, undefined, bits);
     const list = new Int32Array(size);

@@ -18,6 +18,15 @@ function assertSame(set: PostingSet, model: Set<number>, label: string): void {
     for (let bit = 0; bit < 32; bit++) if (word & (1 << bit)) fromBits.push(i * 32 + bit);
   });
   assert.deepEqual(fromBits, sorted, label);
+  // andInto keeps of a bitset exactly the members: here of every other ordinal and a tail.
+  const span = (sorted.at(-1) ?? 0) + 70_000;
+  const other = new Uint32Array((span >>> 5) + 1).fill(0x55555555);
+  set.andInto(other);
+  const both: number[] = [];
+  other.forEach((word, i) => {
+    for (let bit = 0; bit < 32; bit++) if (word & (1 << bit)) both.push(i * 32 + bit);
+  });
+  assert.deepEqual(both, sorted.filter((ordinal) => ordinal % 2 === 0), `${label}: andInto`);
 }
 
 Deno.test("a posting set agrees with a Set through adds and deletes at every density", () => {
