@@ -48,7 +48,10 @@ export async function processesNaming(dir: string): Promise<number[]> {
   return found;
 }
 
-/** Kills every process that names `dir`, the last sweep before the directory is removed. */
+/**
+ * Kills every process that names `dir`, the last sweep before the directory is removed, and waits
+ * (up to 5 s) until they are gone: a browser still running would write its profile back.
+ */
 export async function killProcessesNaming(dir: string): Promise<number[]> {
   const pids = await processesNaming(dir);
   for (const pid of pids) {
@@ -57,6 +60,10 @@ export async function killProcessesNaming(dir: string): Promise<number[]> {
     } catch {
       // Ended meanwhile.
     }
+  }
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline && (await processesNaming(dir)).length > 0) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return pids;
 }
