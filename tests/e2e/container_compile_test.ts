@@ -6,14 +6,13 @@
 import assert from "node:assert/strict";
 import { copyTree } from "../support/data_dir.ts";
 import { checkoutId, findDenoBase, podman, podmanOk } from "../support/podman.ts";
+import { skipIf } from "../support/skips.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const base = await findDenoBase();
-if (base.skip) console.warn(`container_compile_test.ts skipped: ${base.skip}`);
 
-Deno.test({
+Deno.test(skipIf(base.skip, {
   name: "--build-arg DENORT_BIN=dist/denort compiles with the context's denort, downloading none",
-  ignore: base.image === undefined,
   fn: async () => {
     const context = await Deno.makeTempDir({ prefix: "customer-api-context-" });
     const tag = `localhost/customer-api-e2e-compile:${await checkoutId()}`;
@@ -52,4 +51,4 @@ Deno.test({
       await Deno.remove(context, { recursive: true });
     }
   },
-});
+}));

@@ -9,6 +9,7 @@ import { ApiClient, type Customer, newCustomer } from "../support/api.ts";
 import { execForm, only, parseDockerfile } from "../support/dockerfile.ts";
 import { lockedPackages } from "../support/import_maps.ts";
 import { checkoutId, findDenoBase, podman, podmanOk } from "../support/podman.ts";
+import { skipIf } from "../support/skips.ts";
 import { makeToken, TEST_SECRET } from "../support/tokens.ts";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -18,7 +19,6 @@ const TAG = `localhost/customer-api-e2e:${await checkoutId()}`;
 const WITH_SECRET = { env: { JWT_SECRET: TEST_SECRET } };
 
 const base = await findDenoBase();
-if (base.skip) console.warn(`container_test.ts skipped: ${base.skip}`);
 
 /**
  * Waits until GET /readyz answers 200 from the container's published port: the log is replayed
@@ -59,9 +59,8 @@ async function runContainer(name: string, volume: string): Promise<string> {
   return url;
 }
 
-Deno.test({
+Deno.test(skipIf(base.skip, {
   name: "the podman-built image serves, reports healthy, stops cleanly and keeps its data",
-  ignore: base.image === undefined,
   fn: async (t) => {
     const suffix = crypto.randomUUID().slice(0, 8);
     const [first, second, volume] = ["a", "b", "data"].map((n) =>
@@ -134,4 +133,4 @@ Deno.test({
       await podman(["volume", "rm", "-f", volume]);
     }
   },
-});
+}));

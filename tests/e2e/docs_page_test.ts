@@ -1,14 +1,11 @@
 /** GET /docs in real headless Chromium: it loads cleanly, alone, and shows every operation. */
 import assert from "node:assert/strict";
 import { ApiClient } from "../support/api.ts";
-import { chromiumMissing, launchChromium, watchProblems } from "../support/chromium.ts";
+import { CHROMIUM_MISSING, launchChromium, watchProblems } from "../support/chromium.ts";
 import { startServer } from "../support/server.ts";
+import { skipIf } from "../support/skips.ts";
 
 const METHODS = ["get", "head", "post", "put", "patch", "delete"];
-
-if (chromiumMissing) {
-  console.warn("SKIPPED the /docs browser test: Chromium is missing (apt-get install chromium)");
-}
 
 /** What the browser saw of one page. */
 interface PageVisit {
@@ -49,10 +46,9 @@ async function visitInChromium(url: string): Promise<PageVisit> {
   };
 }
 
-Deno.test({
+Deno.test(skipIf(CHROMIUM_MISSING, {
   name: "/docs loads in headless Chromium with no console errors, nothing from elsewhere, " +
     "and shows every operation of the OpenAPI document",
-  ignore: chromiumMissing,
   async fn() {
     await using server = await startServer();
     const document = (await new ApiClient(server.url, null).get("/api/openapi.json")).body;
@@ -90,7 +86,7 @@ Deno.test({
     assert.ok(operations >= 16, `only ${operations} operations in the document`);
     assert.equal(page.operations.length, operations, "the page shows operations not documented");
   },
-});
+}));
 
 // deno-lint-ignore no-explicit-any -- the served document is walked as plain JSON
 type Operations = Record<string, any>;

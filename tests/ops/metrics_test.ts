@@ -1,15 +1,9 @@
 import assert from "node:assert/strict";
 import { Metrics } from "../../src/ops/metrics.ts";
-import {
-  findPromtool,
-  parseSamples,
-  PROMTOOL_MISSING,
-  promtoolCheck,
-  sample,
-} from "../support/metrics_text.ts";
+import { parseSamples, promtoolCheck, promtoolMissing, sample } from "../support/metrics_text.ts";
+import { skipIf } from "../support/skips.ts";
 
-const PROMTOOL = await findPromtool();
-if (PROMTOOL === undefined) console.warn(PROMTOOL_MISSING);
+const PROMTOOL_MISSING = await promtoolMissing();
 
 const REQUEST_LE = ["0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25"]
   .concat(["0.5", "1", "2.5", "+Inf"]);
@@ -145,9 +139,8 @@ Deno.test("customers_live is read from the projection at each render", () => {
   assert.equal(sample(parseSamples(metrics.render()), "customers_live"), 6);
 });
 
-Deno.test({
+Deno.test(skipIf(PROMTOOL_MISSING, {
   name: "promtool check metrics accepts the rendered text, fresh and busy",
-  ignore: PROMTOOL === undefined,
   fn: async () => {
     for (const metrics of [new Metrics(() => 0), busyMetrics(() => 3)]) {
       const { code, output } = await promtoolCheck(metrics.render());
@@ -155,7 +148,7 @@ Deno.test({
       assert.equal(output.trim(), "");
     }
   },
-});
+}));
 
 Deno.test("webhook families: deliveries by outcome, latency, and each endpoint's backlog and state", () => {
   const metrics = new Metrics(() => 0);

@@ -1,13 +1,16 @@
 /**
- * Debian's headless Chromium (`apt-get install chromium`) driven by puppeteer-core, for the tests
- * of the pages the service serves: /docs and /console.
+ * Headless Chromium driven by puppeteer-core, for the tests of the pages the service serves: /docs
+ * and /console (tests/support/chromium_path.ts says which binary).
  */
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { findChromium } from "./chromium_path.ts";
 
-export const CHROMIUM = "/usr/bin/chromium";
+export const CHROMIUM = await findChromium();
 
-/** True when Chromium is not installed; browser tests are then skipped with a warning. */
-export const chromiumMissing = await Deno.stat(CHROMIUM).then(() => false, () => true);
+/** Why the browser tests cannot run here (for skipIf), or undefined when they can. */
+export const CHROMIUM_MISSING = CHROMIUM === undefined
+  ? "no Chromium: CHROMIUM is unset and no `chromium` is on PATH"
+  : undefined;
 
 /** Quiet, offline, sandbox-free (containers run as root): nothing but the page under test. */
 const CHROMIUM_ARGS = [
@@ -29,6 +32,7 @@ export interface TestBrowser extends AsyncDisposable {
 
 /** Launches Chromium with a temporary profile. */
 export async function launchChromium(): Promise<TestBrowser> {
+  if (CHROMIUM === undefined) throw new Error(CHROMIUM_MISSING);
   const userDataDir = await Deno.makeTempDir({ prefix: "customer-api-chromium-" });
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,

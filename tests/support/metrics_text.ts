@@ -27,24 +27,21 @@ export function sample(samples: Samples, series: string): number {
   return value;
 }
 
-/** The path of `promtool` (Debian package `prometheus`), or undefined when it is not installed. */
-export async function findPromtool(): Promise<string | undefined> {
+/** Why the promtool tests cannot run here (for skipIf), or undefined when `promtool` runs. */
+export async function promtoolMissing(): Promise<string | undefined> {
+  const reason = "promtool is not installed (Debian package `prometheus`)";
   try {
     const { success } = await new Deno.Command("promtool", {
       args: ["--version"],
       stdout: "null",
       stderr: "null",
     }).output();
-    return success ? "promtool" : undefined;
+    return success ? undefined : reason;
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
+    if (error instanceof Deno.errors.NotFound) return reason;
     throw error;
   }
 }
-
-/** Why a promtool test is skipped, printed once by each module that skips one. */
-export const PROMTOOL_MISSING =
-  "promtool not found: `apt-get install -y prometheus` to run the `promtool check metrics` tests";
 
 /** Runs `promtool check metrics` with the text on stdin; returns its exit code and output. */
 export async function promtoolCheck(text: string): Promise<{ code: number; output: string }> {

@@ -1,9 +1,16 @@
-/** A PostgreSQL schema of its own for one test, on the local server (127.0.0.1:5432, trust). */
+/** A PostgreSQL schema of its own for one test, on the tests' server (trust on loopback). */
 import { createPool } from "../../src/store/postgres/pg_connection.ts";
 
-/** The server the tests use; TEST_DATABASE_URL overrides it. */
-export const TEST_DATABASE_URL = Deno.env.get("TEST_DATABASE_URL") ??
-  "postgres://postgres@127.0.0.1:5432/test";
+/**
+ * Database `test` as user postgres on PGHOST:PGPORT (libpq's variables, 127.0.0.1:5432 unless
+ * set). `deno task test` probes it and starts an embedded PostgreSQL when nothing answers there.
+ */
+export const DEFAULT_TEST_DATABASE_URL = `postgres://postgres@${
+  Deno.env.get("PGHOST") || "127.0.0.1"
+}:${Deno.env.get("PGPORT") || "5432"}/test`;
+
+/** The server the tests use; TEST_DATABASE_URL overrides the default. */
+export const TEST_DATABASE_URL = Deno.env.get("TEST_DATABASE_URL") ?? DEFAULT_TEST_DATABASE_URL;
 
 /** A fresh schema: `url` connects with it as the search_path; drop() removes it. */
 export interface TestSchema {

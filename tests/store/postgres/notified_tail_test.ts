@@ -145,8 +145,17 @@ Deno.test("a lone replica's notices carry only the head; once another replica li
   const watcher = await connectClient(schema.url);
   const payloads: string[] = [];
   watcher.on("notification", (message: { payload?: string }) => {
-    // Hellos are the replicas' own; a commit's notice names its first seq or the head.
-    if (!message.payload?.includes('"listening"')) payloads.push(message.payload ?? "");
+    // Hellos are the replicas' own; a commit's notice names its first seq or the head. The channel
+    // is the database's: notices of other schemas (other runs on the same server) are not ours.
+    const payload = message.payload ?? "";
+    const ours = (() => {
+      try {
+        return JSON.parse(payload).schema === schema.name;
+      } catch {
+        return false;
+      }
+    })();
+    if (ours && !payload.includes('"listening"')) payloads.push(payload);
   });
   try {
     await watcher.query("LISTEN customer_api_log");
