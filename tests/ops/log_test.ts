@@ -32,10 +32,11 @@ Deno.test("a request log line is one JSON object with exactly the access-log fie
 
 Deno.test("a line logged while a request is traced carries its trace_id and span_id; others none", () => {
   const lines: string[] = [];
-  let current: { traceId: string; spanId: string } | undefined;
-  const log = createLogger("info", (line) => lines.push(line), "json", () => current);
+  const active: { ids?: { traceId: string; spanId: string } } = {};
+  const log = createLogger("info", (line) => lines.push(line), "json", () => active.ids);
   log.info("outside");
-  current = { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331" };
+  const current = { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331" };
+  active.ids = current;
   log.error("unexpected error", { request_id: "r-1" });
   const [outside, inside] = lines.map((line) => JSON.parse(line));
   assert.equal(outside.trace_id, undefined);
@@ -44,9 +45,9 @@ Deno.test("a line logged while a request is traced carries its trace_id and span
     ["r-1", current.traceId, current.spanId],
   );
   const text: string[] = [];
-  createLogger("info", (line) => text.push(line), "text", () => current).warn("slow");
+  createLogger("info", (line) => text.push(line), "text", () => active.ids).warn("slow");
   assert.match(
     text[0],
-    / WARN  slow trace_id=0af7651916cd43dd8448eb211c80319c span_id=b7ad6b7169203331$/,
+    / WARN {2}slow trace_id=0af7651916cd43dd8448eb211c80319c span_id=b7ad6b7169203331$/,
   );
 });
