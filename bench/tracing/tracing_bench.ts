@@ -1,0 +1,183 @@
+/**
+ * What tracing costs: GET one and POST create (durable) by `wrk -t1 -c64` against this tree with
+ * OTEL_DENO off and on (exporting to a sink process), and against the tree before tracing, off
+ * and on (the runtime's own spans alone), in rounds whose order turns about, so that "off" always
+ * runs right beside "before" and "on".
+ * `deno run -A bench/tracing/tracing_bench.ts [--quick] [--rounds=N] [--seconds=S] [--before=REF]`
+ */
+import { parseArgs } from "node:util";
+import { ChildGroup } from "../support/child_processes.ts";
+import { writeCustomerFixture } from "../support/customer_fixture.ts";
+import { exportTree } from "../support/other_tree.ts";
+import { mintToken, randomSecret } from "../support/service_token.ts";
+import { ensureWrk } from "../support/wrk.ts";
+import type { GuardedRatio } from "../regression_check.ts";
+import { startService } from "../http/http_targets.ts";
+import { copyDataDir } from "../http/http_bench.ts";
+import {
+  type Load,
+  measure,
+  type Measured,
+  median,
+  type Workload,
+  WORKLOAD_TITLES,
+  writeIdsFile,
+} from "../http/http_workloads.ts";
+
+/** The last commit before tracing: the service as it was without any of its hooks. */
+export const BEFORE_TRACING = "5f57d9b";
+/** With tracing off, GET and POST keep at least this share of the tree before's throughput. */
+export const OFF_GOAL = 0.97;
+const REPO_ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname);
+const WORKLOADS: Workload[] = ["get", "post"];
+const TARGETS = ["before", "off", "on", "runtime"] as const;
+type TargetName = typeof TARGETS[number];
+
+export interface TracingBenchOptions {
+  /** One round of 1 s runs, no warm-up: for CI. */
+  quick?: boolean;
+  rounds?: number;
+  seconds?: number;
+  /** The tree without tracing (a git commit or a checkout's directory; default BEFORE_TRACING). */
+  before?: string;
+}
+
+/** Runs the benchmark, prints a table per workload and the ratios; resolves with the ratios. */
+export async function runTracingBench(options: TracingBenchOptions): Promise<GuardedRatio[]> {
+  const quick = options.quick ?? false;
+  const rounds = options.rounds ?? (quick ? 1 : 6);
+  const seconds = options.seconds ?? (quick ? 1 : 3);
+  await ensureWrk();
+  const where = options.before ?? BEFORE_TRACING;
+  const before = await exportTree(where);
+  if (before === undefined) throw new Error(`tracing: no tree "${where}"`);
+  const root = await Deno.makeTempDir({ prefix: "customer-api-tracing-bench-" });
+  const group = new ChildGroup(root);
+  try {
+    const fixture = await writeCustomerFixture(`${root}/data`, 10_000);
+    const idsFile = `${root}/ids.txt`;
+    await writeIdsFile(idsFile, fixture.ids);
+    const secret = randomSecret();
+    const load: Load = { idsFile, token: await mintToken(secret), seconds };
+    const sink = group.spawn("otlp-sink", Deno.execPath(), [
+      "run",
+      "--allow-net",
+      "bench/tracing/otlp_sink.ts",
+    ], { cwd: REPO_ROOT });
+    const { value: sinkPort } = await sink.waitForLine((line) =>
+      line.startsWith('{"port":') ? JSON.parse(line).port as number : undefined
+    );
+    const sinkUrl = `http://127.0.0.1:${sinkPort}`;
+    const start = async (name: TargetName) => {
+      const traced = name === "on" || name === "runtime";
+      const env: Record<string, string> = traced
+        ? { OTEL_DENO: "true", OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl }
+        : {};
+      const server = await startService(group, await copyDataDir(fixture, root, name), {
+        secret,
+        logLevel: "info",
+        name: `tracing-${name}`,
+        env,
+        root: name === "before" || name === "runtime" ? before.root : undefined,
+      });
+      return { ...server, flavour: "service" as const };
+    };
+    const targets = {
+      before: await start("before"),
+      off: await start("off"),
+      on: await start("on"),
+      runtime: await start("runtime"),
+    };
+    console.log(
+      `\ntracing: wrk -t1 -c64, ${fixture.ids.length.toLocaleString("en-US")} customers, ` +
+        `LOG_LEVEL=info; "before" is ${before.label} and "runtime" the same with OTEL_DENO=true ` +
+        `(Deno's own spans, none of the service's), "off" and "on" this tree with OTEL_DENO unset ` +
+        `and true; both traced ones export to a sink process; ${rounds} round(s) of ${seconds} s ` +
+        `per run in the order ${TARGETS.join(", ")}, then the reverse; medians (ratios: medians ` +
+        `of per-round ratios; CPU µs/req: the server's user+system CPU time per request)`,
+    );
+    const ratios: GuardedRatio[] = [];
+    for (const workload of WORKLOADS) {
+      if (!quick) {
+        for (const name of TARGETS) await measure(targets[name], workload, { ...load, seconds: 1 });
+      }
+      const runs: Record<TargetName, Measured[]> = { before: [], off: [], on: [], runtime: [] };
+      for (let round = 0; round < rounds; round++) {
+        const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse();
+        for (const name of order) {
+          runs[name].push(await measure(targets[name], workload, load));
+          await group.trimOutput();
+        }
+      }
+      ratios.push(...report(workload, runs));
+    }
+    const stats = await (await fetch(`${sinkUrl}/stats`)).json();
+    console.log(
+      `tracing: the sink received ${stats.traces.requests} trace exports ` +
+        `(${(stats.traces.bytes / 1e6).toFixed(1)} MB) and ${stats.requests} exports in all`,
+    );
+    return ratios;
+  } finally {
+    await group.stopAll();
+    await before.remove();
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+}
+
+function cpu(runs: Measured[]): string {
+  return median(runs.map((run) => run.cpuUs)).toFixed(0);
+}
+
+/** Prints one workload's table and ratios; returns the ratios to guard. */
+function report(workload: Workload, runs: Record<TargetName, Measured[]>): GuardedRatio[] {
+  console.log(`\n${WORKLOAD_TITLES[workload]}`);
+  console.log("target   req/s     p50 ms   p99 ms   CPU µs/req  non-2xx");
+  for (const name of TARGETS) {
+    const of = (pick: (run: Measured) => number) => median(runs[name].map(pick));
+    const non2xx = runs[name].reduce((sum, run) => sum + run.non2xx + run.socketErrors, 0);
+    console.log(
+      `${name.padEnd(8)} ${of((r) => r.rps).toFixed(0).padStart(6)}  ` +
+        `${of((r) => r.p50Ms).toFixed(2).padStart(7)}  ${
+          of((r) => r.p99Ms).toFixed(2).padStart(7)
+        }  ` +
+        `${of((r) => r.cpuUs).toFixed(0).padStart(10)}  ${String(non2xx).padStart(7)}`,
+    );
+  }
+  const ratio = (a: TargetName, b: TargetName) =>
+    median(runs[a].map((run, i) => run.rps / runs[b][i].rps));
+  const off = ratio("off", "before");
+  const on = ratio("on", "off");
+  const perRound = runs.off.map((run, i) => (run.rps / runs.before[i].rps).toFixed(3)).join(", ");
+  console.log(
+    `off ÷ before ${off.toFixed(3)} (goal ≥ ${OFF_GOAL}: ${off >= OFF_GOAL ? "met" : "MISSED"}; ` +
+      `rounds ${perRound})`,
+  );
+  console.log(
+    `on ÷ off ${on.toFixed(3)} (tracing on costs ${((1 - on) * 100).toFixed(1)} % of req/s); ` +
+      `on ÷ before ${ratio("on", "before").toFixed(3)}; the runtime's spans alone: runtime ÷ ` +
+      `before ${ratio("runtime", "before").toFixed(3)}, CPU µs/req ${cpu(runs.runtime)} ` +
+      `against ${cpu(runs.before)} off, this tree's on ${cpu(runs.on)}`,
+  );
+  return [
+    { name: `tracing.${workload}.off/before`, value: off, better: "higher" },
+    { name: `tracing.${workload}.on/off`, value: on, better: "higher" },
+  ];
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      quick: { type: "boolean", default: false },
+      rounds: { type: "string" },
+      seconds: { type: "string" },
+      before: { type: "string" },
+    },
+  });
+  await runTracingBench({
+    quick: values.quick,
+    rounds: values.rounds === undefined ? undefined : Number(values.rounds),
+    seconds: values.seconds === undefined ? undefined : Number(values.seconds),
+    before: values.before,
+  });
+}
