@@ -2,9 +2,8 @@ import type { Authenticate } from "./authenticator.ts";
 import { failureKind, type StartSpan } from "../lib/trace_span.ts";
 
 /**
- * The bearer-token check as a span `auth.token_check` of the request's, with `auth.cache_hit`:
- * the check answers synchronously only from its cache (createAuthenticator). Without `span`
- * (tracing off) the check itself, unwrapped.
+ * The token check as a span `auth.token_check`; it answers at once only from its cache, so that
+ * is `auth.cache_hit`. Without `span` (tracing off), the check itself.
  */
 export function tracedTokenCheck(check: Authenticate, span?: StartSpan): Authenticate {
   if (span === undefined) return check;

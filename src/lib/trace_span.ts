@@ -10,10 +10,7 @@ export interface TraceSpan {
   end(): void;
 }
 
-/**
- * Starts a span under the active one (the request's). Given only while tracing is on, so code
- * without it does no tracing work at all.
- */
+/** Starts a span under the active one (the request's); given only while tracing is on. */
 export type StartSpan = (
   name: string,
   attributes?: Readonly<Record<string, SpanValue>>,
@@ -24,10 +21,7 @@ export interface ClientSpan extends TraceSpan {
   readonly traceparent: string;
 }
 
-/**
- * Starts a client span in a trace of its own (the service sends it in the background), linked to
- * the span that committed the event at `seq` when that is known (0: no event).
- */
+/** Starts a client span in a trace of its own, linked to the commit of the event at `seq`. */
 export type StartLinkedSpan = (
   name: string,
   seq: number,

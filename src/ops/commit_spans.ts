@@ -12,7 +12,7 @@ import { failureKind } from "../lib/trace_span.ts";
 /** Commits remembered for the links of webhook deliveries: about a burst's worth of events. */
 const REMEMBERED_EVENTS = 10_000;
 
-/** What an append keeps from its queueing: its caller's context and the time. */
+/** An append's caller's context, and when it was queued. */
 interface Queued {
   context: Context;
   at: number;

@@ -9,10 +9,7 @@ export class RequestSpans {
   /** Requests answered: work they started later (a webhook loop, a compaction) is not theirs. */
   #over = new WeakSet<Span>();
 
-  /**
-   * Called at the end of each request, in its context: names its span `GET /api/customers/{id}`
-   * with `http.route` and `request_id`; a 5xx answer is an error. Unmatched paths keep the method.
-   */
+  /** At each request's end, in its context: `GET /api/customers/{id}`, unmatched ones `GET`. */
   readonly finished = (requestId: string, method: string, route: string, status: number) => {
     const span = trace.getActiveSpan();
     if (span === undefined) return;

@@ -19,10 +19,7 @@ export interface Tracing {
   linked?: StartLinkedSpan;
 }
 
-/**
- * The hooks when OTEL_DENO turned the runtime's OpenTelemetry on. Off, there are none: every
- * hook is left out, so a request does no tracing work at all (not even a no-op call).
- */
+/** The hooks when OTEL_DENO is on; off, none at all (not even a no-op call per request). */
 export function openTracing(config: Pick<Config, "otel">): Tracing {
   if (!config.otel.enabled) return {};
   const tracer = trace.getTracer(SCOPE);

@@ -2,9 +2,8 @@
 import { ConfigError } from "./config_error.ts";
 import { type Env, nonEmpty } from "./setting_values.ts";
 
-/** Tracing as the runtime runs it; the exporter's settings are only shown, the runtime reads them. */
+/** OTEL_DENO=true: the runtime exports, the service adds spans; the rest is only shown. */
 export interface OtelSettings {
-  /** OTEL_DENO=true: the runtime exports over OTLP, and the service adds its own spans. */
   enabled: boolean;
   endpoint?: string;
   protocol?: string;

@@ -10,12 +10,11 @@ export interface TracedAppend {
 /** A timed step of a group's commit (a write, an fdatasync, the database call). */
 export interface CommitStep {
   name: string;
-  /** performance.now() milliseconds. */
   start: number;
   end: number;
 }
 
-/** One group commit, told once it is over: its appends, its steps, when it began and ended. */
+/** One group commit, told once it is over (times in performance.now() milliseconds). */
 export interface TracedGroup {
   backend: "jsonl" | "postgres";
   appends: TracedAppend[];
