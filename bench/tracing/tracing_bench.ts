@@ -11,6 +11,7 @@ import { writeCustomerFixture } from "../support/customer_fixture.ts";
 import { exportTree } from "../support/other_tree.ts";
 import { mintToken, randomSecret } from "../support/service_token.ts";
 import { ensureWrk } from "../support/wrk.ts";
+import { waitForQuiet } from "../support/quiet_process.ts";
 import type { GuardedRatio } from "../regression_check.ts";
 import { startService } from "../http/http_targets.ts";
 import { copyDataDir } from "../http/http_bench.ts";
@@ -72,7 +73,11 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Gua
       const traced = name === "on" || name === "runtime";
       // No snapshot during the runs: one would land in a single server's run, timed as its own.
       const env: Record<string, string> = { SNAPSHOT_EVERY: "100000000" };
+      // Spans are exported while their run lasts, not seconds later in another server's run; the
+      // metrics' export (once a minute) is left out of every run.
+      const exporter = { OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_METRIC_EXPORT_INTERVAL: "3600000" };
       if (traced) Object.assign(env, { OTEL_DENO: "true", OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl });
+      if (traced) Object.assign(env, exporter);
       const server = await startService(group, await copyDataDir(fixture, root, name), {
         secret,
         logLevel: "info",
@@ -105,6 +110,9 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Gua
       for (let round = 0; round < rounds; round++) {
         const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse();
         for (const name of order) {
+          // Nothing else may still be at work (a traced server exporting, the sink reading).
+          const pids = [sink.pid, ...TARGETS.map((other) => targets[other].pid)];
+          await Promise.all(pids.map((pid) => waitForQuiet(pid, { intervalMs: 250 })));
           runs[name].push(await measure(targets[name], workload, load));
           await group.trimOutput();
         }
