@@ -1,8 +1,8 @@
 /**
  * What tracing costs: GET one and POST create (durable) by `wrk -t1 -c64` against this tree with
  * OTEL_DENO off and on (exporting to a sink process), and against the tree before tracing, off
- * and on (the runtime's own spans alone), in rounds whose order turns about, so that "off" always
- * runs right beside "before" and "on".
+ * and on (the runtime's own spans alone). "off" against "before" in many short runs turn about,
+ * then all four in rounds whose order turns about.
  * `deno run -A bench/tracing/tracing_bench.ts [--quick] [--rounds=N] [--seconds=S] [--before=REF]`
  */
 import { parseArgs } from "node:util";
@@ -37,6 +37,7 @@ type TargetName = typeof TARGETS[number];
 export interface TracingBenchOptions {
   /** One round of 1 s runs, no warm-up: for CI. */
   quick?: boolean;
+  /** Rounds of "before" and "off" (default 24); all four then run 4 rounds. */
   rounds?: number;
   seconds?: number;
   /** The tree without tracing (a git commit or a checkout's directory; default BEFORE_TRACING). */
@@ -46,8 +47,9 @@ export interface TracingBenchOptions {
 /** Runs the benchmark, prints a table per workload and the ratios; resolves with the ratios. */
 export async function runTracingBench(options: TracingBenchOptions): Promise<GuardedRatio[]> {
   const quick = options.quick ?? false;
-  const rounds = options.rounds ?? (quick ? 1 : 8);
-  const seconds = options.seconds ?? (quick ? 1 : 3);
+  const rounds = options.rounds ?? (quick ? 2 : 24);
+  const costRounds = quick ? 1 : 4;
+  const seconds = options.seconds ?? (quick ? 1 : 2);
   await ensureWrk();
   const where = options.before ?? BEFORE_TRACING;
   const before = await exportTree(where);
@@ -97,27 +99,28 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Gua
       `\ntracing: wrk -t1 -c64, ${fixture.ids.length.toLocaleString("en-US")} customers, ` +
         `LOG_LEVEL=info; "before" is ${before.label} and "runtime" the same with OTEL_DENO=true ` +
         `(Deno's own spans, none of the service's), "off" and "on" this tree with OTEL_DENO unset ` +
-        `and true; both traced ones export to a sink process; ${rounds} round(s) of ${seconds} s ` +
-        `per run in the order ${TARGETS.join(", ")}, then the reverse; medians (ratios: medians ` +
-        `of per-round ratios; CPU µs/req: the server's user+system CPU time per request)`,
+        `and true; both traced ones export to a sink process; runs of ${seconds} s: ${rounds} ` +
+        `rounds of before and off, then ${costRounds} of ${TARGETS.join(", ")}, each round in ` +
+        `the order of the one before reversed; medians (ratios: medians over pairs of rounds; ` +
+        `CPU µs/req: the server's user+system CPU time per request)`,
     );
     const ratios: GuardedRatio[] = [];
     for (const workload of WORKLOADS) {
       if (!quick) {
         for (const name of TARGETS) await measure(targets[name], workload, { ...load, seconds: 1 });
       }
-      const runs: Record<TargetName, Measured[]> = { before: [], off: [], on: [], runtime: [] };
-      for (let round = 0; round < rounds; round++) {
-        const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse();
-        for (const name of order) {
-          // Nothing else may still be at work (a traced server exporting, the sink reading).
-          const pids = [sink.pid, ...TARGETS.map((other) => targets[other].pid)];
-          await Promise.all(pids.map((pid) => waitForQuiet(pid, { intervalMs: 250 })));
-          runs[name].push(await measure(targets[name], workload, load));
-          await group.trimOutput();
-        }
-      }
-      ratios.push(...report(workload, runs));
+      const one = async (name: TargetName) => {
+        // Nothing else may still be at work (a traced server exporting, the sink reading).
+        const pids = [sink.pid, ...TARGETS.map((other) => targets[other].pid)];
+        await Promise.all(pids.map((pid) => waitForQuiet(pid, { intervalMs: 250 })));
+        const measured = await measure(targets[name], workload, load);
+        await group.trimOutput();
+        return measured;
+      };
+      // The goal's two side by side, in many short runs: a burst of other load hits both alike.
+      const goal = await interleaved(["before", "off"], rounds, one);
+      const cost = await interleaved(TARGETS, costRounds, one);
+      ratios.push(...report(workload, goal, cost));
     }
     const stats = await (await fetch(`${sinkUrl}/stats`)).json();
     console.log(
@@ -153,8 +156,27 @@ function cpu(runs: Measured[]): string {
   return median(runs.map((run) => run.cpuUs)).toFixed(0);
 }
 
-/** Prints one workload's table and ratios; returns the ratios to guard. */
-function report(workload: Workload, runs: Record<TargetName, Measured[]>): GuardedRatio[] {
+/** Runs `names` `rounds` times, each round in the order of the one before reversed. */
+async function interleaved(
+  names: readonly TargetName[],
+  rounds: number,
+  one: (name: TargetName) => Promise<Measured>,
+): Promise<Record<TargetName, Measured[]>> {
+  const runs: Record<TargetName, Measured[]> = { before: [], off: [], on: [], runtime: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+      runs[name].push(await one(name));
+    }
+  }
+  return runs;
+}
+
+/** Prints one workload's table (all four) and ratios; returns the ratios to guard. */
+function report(
+  workload: Workload,
+  goal: Record<TargetName, Measured[]>,
+  runs: Record<TargetName, Measured[]>,
+): GuardedRatio[] {
   console.log(`\n${WORKLOAD_TITLES[workload]}`);
   console.log("target   req/s     p50 ms   p99 ms   CPU µs/req  non-2xx");
   for (const name of TARGETS) {
@@ -169,14 +191,14 @@ function report(workload: Workload, runs: Record<TargetName, Measured[]>): Guard
     );
   }
   const ratio = (a: TargetName, b: TargetName) => median(pairedRatios(runs[a], runs[b]));
-  const off = ratio("off", "before");
+  const off = median(pairedRatios(goal.off, goal.before));
   const on = ratio("on", "off");
-  const perRound = runs.off.map((run, i) => (run.rps / runs.before[i].rps).toFixed(3)).join(", ");
-  const perPair = pairedRatios(runs.off, runs.before).map((r) => r.toFixed(3)).join(", ");
+  const perPair = pairedRatios(goal.off, goal.before).map((r) => r.toFixed(3)).join(", ");
+  const cpuShare = median(pairedRatios(goal.off, goal.before, (run) => 1 / run.cpuUs));
   console.log(
-    `off ÷ before ${off.toFixed(3)} (goal ≥ ${OFF_GOAL}: ${off >= OFF_GOAL ? "met" : "MISSED"}; ` +
-      `pairs of rounds ${perPair}; rounds ${perRound}); CPU µs/req before ÷ off ` +
-      `${median(pairedRatios(runs.off, runs.before, (run) => 1 / run.cpuUs)).toFixed(3)}`,
+    `off ÷ before ${off.toFixed(3)} (goal ≥ ${OFF_GOAL}: ${off >= OFF_GOAL ? "met" : "MISSED"}, ` +
+      `over ${goal.off.length} runs each; pairs of rounds ${perPair}); CPU µs/req before ÷ off ` +
+      `${cpuShare.toFixed(3)}; in the four's rounds ${ratio("off", "before").toFixed(3)}`,
   );
   console.log(
     `on ÷ off ${on.toFixed(3)} (tracing on costs ${((1 - on) * 100).toFixed(1)} % of req/s); ` +
