@@ -2,7 +2,7 @@
  * What tracing costs: GET one and POST create (durable) by `wrk -t1 -c64` against this tree with
  * OTEL_DENO off and on (exporting to a sink process), and against the tree before tracing, off
  * and on (the runtime's own spans alone). "off" against "before" in many short runs turn about,
- * then all four in rounds whose order turns about.
+ * on fresh processes four times, then all four in rounds whose order turns about.
  * `deno run -A bench/tracing/tracing_bench.ts [--quick] [--rounds=N] [--seconds=S] [--before=REF]`
  */
 import { parseArgs } from "node:util";
@@ -33,6 +33,7 @@ const REPO_ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname
 const WORKLOADS: Workload[] = ["get", "post"];
 const TARGETS = ["before", "off", "on", "runtime"] as const;
 type TargetName = typeof TARGETS[number];
+type Running = Awaited<ReturnType<typeof startService>> & { flavour: "service" };
 
 export interface TracingBenchOptions {
   /** One round of 1 s runs, no warm-up: for CI. */
@@ -49,6 +50,8 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Gua
   const quick = options.quick ?? false;
   const rounds = options.rounds ?? (quick ? 2 : 24);
   const costRounds = quick ? 1 : 4;
+  const generations = quick ? 1 : 4;
+  const perGeneration = Math.max(2, Math.round(rounds / generations / 2) * 2);
   const seconds = options.seconds ?? (quick ? 1 : 2);
   await ensureWrk();
   const where = options.before ?? BEFORE_TRACING;
@@ -71,6 +74,7 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Gua
       line.startsWith('{"port":') ? JSON.parse(line).port as number : undefined
     );
     const sinkUrl = `http://127.0.0.1:${sinkPort}`;
+    let started = 0;
     const start = async (name: TargetName) => {
       const traced = name === "on" || name === "runtime";
       // No snapshot during the runs: one would land in a single server's run, timed as its own.
@@ -80,7 +84,8 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Gua
       const exporter = { OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_METRIC_EXPORT_INTERVAL: "3600000" };
       if (traced) Object.assign(env, { OTEL_DENO: "true", OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl });
       if (traced) Object.assign(env, exporter);
-      const server = await startService(group, await copyDataDir(fixture, root, name), {
+      const dataDir = await copyDataDir(fixture, root, `${name}-${++started}`);
+      const server = await startService(group, dataDir, {
         secret,
         logLevel: "info",
         name: `tracing-${name}`,
@@ -99,27 +104,38 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Gua
       `\ntracing: wrk -t1 -c64, ${fixture.ids.length.toLocaleString("en-US")} customers, ` +
         `LOG_LEVEL=info; "before" is ${before.label} and "runtime" the same with OTEL_DENO=true ` +
         `(Deno's own spans, none of the service's), "off" and "on" this tree with OTEL_DENO unset ` +
-        `and true; both traced ones export to a sink process; runs of ${seconds} s: ${rounds} ` +
-        `rounds of before and off, then ${costRounds} of ${TARGETS.join(", ")}, each round in ` +
-        `the order of the one before reversed; medians (ratios: medians over pairs of rounds; ` +
-        `CPU µs/req: the server's user+system CPU time per request)`,
+        `and true; both traced ones export to a sink process; runs of ${seconds} s: ` +
+        `${generations} × ${perGeneration} rounds of before and off, on new processes each ` +
+        `time, then ${costRounds} of ${TARGETS.join(", ")}, each round in the order of the one ` +
+        `before reversed; medians (ratios: medians over pairs of rounds; CPU µs/req: the ` +
+        `server's user+system CPU time per request)`,
     );
     const ratios: GuardedRatio[] = [];
     for (const workload of WORKLOADS) {
-      if (!quick) {
-        for (const name of TARGETS) await measure(targets[name], workload, { ...load, seconds: 1 });
-      }
-      const one = async (name: TargetName) => {
+      const warmUp = { ...load, seconds: 1 };
+      if (!quick) { for (const name of TARGETS) await measure(targets[name], workload, warmUp); }
+      const one = (servers: Record<TargetName, Running>) => async (name: TargetName) => {
         // Nothing else may still be at work (a traced server exporting, the sink reading).
-        const pids = [sink.pid, ...TARGETS.map((other) => targets[other].pid)];
+        const pids = [sink.pid, ...Object.values(servers).map((server) => server.pid)];
         await Promise.all(pids.map((pid) => waitForQuiet(pid, { intervalMs: 250 })));
-        const measured = await measure(targets[name], workload, load);
+        const measured = await measure(servers[name], workload, load);
         await group.trimOutput();
         return measured;
       };
-      // The goal's two side by side, in many short runs: a burst of other load hits both alike.
-      const goal = await interleaved(["before", "off"], rounds, one);
-      const cost = await interleaved(TARGETS, costRounds, one);
+      // The goal's two side by side in many short runs, so that a burst of other load hits both
+      // alike; on new processes each time, as one process may run a few per cent faster than
+      // another of the same code (here up to 7 %) for its whole life.
+      const goal: Record<TargetName, Measured[]> = { before: [], off: [], on: [], runtime: [] };
+      for (let generation = 0; generation < generations; generation++) {
+        const names: TargetName[] = generation % 2 === 0 ? ["before", "off"] : ["off", "before"];
+        const fresh = { ...targets };
+        for (const name of names) fresh[name] = await start(name);
+        if (!quick) { for (const name of names) await measure(fresh[name], workload, warmUp); }
+        const runs = await interleaved(names, perGeneration, one(fresh));
+        for (const name of names) goal[name].push(...runs[name]);
+        for (const name of names) await group.stop(fresh[name].pid);
+      }
+      const cost = await interleaved(TARGETS, costRounds, one(targets));
       ratios.push(...report(workload, goal, cost));
     }
     const stats = await (await fetch(`${sinkUrl}/stats`)).json();
