@@ -71,7 +71,7 @@ const USAGE = `deno task bench [options]
   --search-before=REF      the tree without search indexes it compares with (a git commit or a
                            checkout's directory; default the last commit before them)
   --tracing-rounds=N --tracing-seconds=S    rounds of "before" and "off" (24) and seconds per
-                           run (2) of the tracing benchmark
+                           run (3) of the tracing benchmark
   --tracing-before=REF     the tree without tracing it compares with (a git commit or a checkout's
                            directory; default the last commit before it)
   --postgres-parts=floors,one,three,webhooks  parts of the PostgreSQL benchmark besides pgbench

@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import { ChildGroup } from "../support/child_processes.ts";
 import { writeCustomerFixture } from "../support/customer_fixture.ts";
-import { exportTree } from "../support/other_tree.ts";
+import { copyOfThisTree, exportTree } from "../support/other_tree.ts";
 import { mintToken, randomSecret } from "../support/service_token.ts";
 import { ensureWrk } from "../support/wrk.ts";
 import { waitForQuiet } from "../support/quiet_process.ts";
@@ -52,11 +52,12 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Gua
   const costRounds = quick ? 1 : 4;
   const generations = quick ? 1 : 4;
   const perGeneration = Math.max(2, Math.round(rounds / generations / 2) * 2);
-  const seconds = options.seconds ?? (quick ? 1 : 2);
+  const seconds = options.seconds ?? (quick ? 1 : 3);
   await ensureWrk();
   const where = options.before ?? BEFORE_TRACING;
   const before = await exportTree(where);
   if (before === undefined) throw new Error(`tracing: no tree "${where}"`);
+  const current = await copyOfThisTree();
   const root = await Deno.makeTempDir({ prefix: "customer-api-tracing-bench-" });
   const group = new ChildGroup(root);
   try {
@@ -90,7 +91,7 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Gua
         logLevel: "info",
         name: `tracing-${name}`,
         env,
-        root: name === "before" || name === "runtime" ? before.root : undefined,
+        root: name === "before" || name === "runtime" ? before.root : current.root,
       });
       return { ...server, flavour: "service" as const };
     };
@@ -103,12 +104,13 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Gua
     console.log(
       `\ntracing: wrk -t1 -c64, ${fixture.ids.length.toLocaleString("en-US")} customers, ` +
         `LOG_LEVEL=info; "before" is ${before.label} and "runtime" the same with OTEL_DENO=true ` +
-        `(Deno's own spans, none of the service's), "off" and "on" this tree with OTEL_DENO unset ` +
-        `and true; both traced ones export to a sink process; runs of ${seconds} s: ` +
-        `${generations} × ${perGeneration} rounds of before and off, on new processes each ` +
-        `time, then ${costRounds} of ${TARGETS.join(", ")}, each round in the order of the one ` +
-        `before reversed; medians (ratios: medians over pairs of rounds; CPU µs/req: the ` +
-        `server's user+system CPU time per request)`,
+        `(Deno's own spans, none of the service's), "off" and "on" this tree (copied to a ` +
+        `temporary directory too) with OTEL_DENO unset and true; both traced ones export to a sink process; runs of ${seconds} s: ` +
+        `${generations} × ${perGeneration} rounds of before and off at the same time (each under ` +
+        `its own wrk), on new processes each time; then ${costRounds} rounds of ` +
+        `${TARGETS.join(", ")} one after another, each round in the order of the one before ` +
+        `reversed; medians (ratios: medians over pairs of rounds; CPU µs/req: the server's ` +
+        `user+system CPU time per request)`,
     );
     const ratios: GuardedRatio[] = [];
     for (const workload of WORKLOADS) {
@@ -122,17 +124,22 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Gua
         await group.trimOutput();
         return measured;
       };
-      // The goal's two side by side in many short runs, so that a burst of other load hits both
-      // alike; on new processes each time, as one process may run a few per cent faster than
-      // another of the same code (here up to 7 %) for its whole life.
+      // The goal's two run side by side, on new processes every few rounds, as one process may run
+      // a few per cent faster than another of the same code (here up to 7 %) for its whole life.
       const goal: Record<TargetName, Measured[]> = { before: [], off: [], on: [], runtime: [] };
       for (let generation = 0; generation < generations; generation++) {
         const names: TargetName[] = generation % 2 === 0 ? ["before", "off"] : ["off", "before"];
         const fresh = { ...targets };
         for (const name of names) fresh[name] = await start(name);
         if (!quick) { for (const name of names) await measure(fresh[name], workload, warmUp); }
-        const runs = await interleaved(names, perGeneration, one(fresh));
-        for (const name of names) goal[name].push(...runs[name]);
+        for (let round = 0; round < perGeneration; round++) {
+          // At the same time, each under its own wrk: a burst of other load hits both alike.
+          const quiet = [sink.pid, ...Object.values(fresh).map((server) => server.pid)];
+          await Promise.all(quiet.map((pid) => waitForQuiet(pid, { intervalMs: 250 })));
+          const both = await Promise.all(names.map((name) => measure(fresh[name], workload, load)));
+          names.forEach((name, i) => goal[name].push(both[i]));
+          await group.trimOutput();
+        }
         for (const name of names) await group.stop(fresh[name].pid);
       }
       const cost = await interleaved(TARGETS, costRounds, one(targets));
@@ -147,6 +154,7 @@ export async function runTracingBench(options: TracingBenchOptions): Promise<Gua
   } finally {
     await group.stopAll();
     await before.remove();
+    await current.remove();
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }
 }
