@@ -34,6 +34,7 @@ import {
 } from "./postgres/postgres_bench.ts";
 import { runPostgresStartupBench } from "./postgres/postgres_startup_bench.ts";
 import { runSearchBench, SEARCH_PARTS, type SearchPart } from "./search/search_bench.ts";
+import { runTracingBench } from "./tracing/tracing_bench.ts";
 
 const USAGE = `deno task bench [options]
 
@@ -44,8 +45,8 @@ const USAGE = `deno task bench [options]
                            or a checkout's directory) measured in the same run; without it, the
                            commit of bench/baseline.json when git has it, else its stored ratios
   --check --write-baseline measure and store the ratios as the new bench/baseline.json
-  --only=NAMES             some of: http,scale,auth,startup,webhooks,feed,search,postgres,pgstartup
-                           (default all but scale and pgstartup)
+  --only=NAMES             some of: http,scale,auth,startup,webhooks,feed,search,tracing,postgres,
+                           pgstartup (default all but scale and pgstartup)
   --scale                  add the scaling table (GET one, list, POST, startup, RSS)
   --scale-sizes=N,N,...    its sizes (default 10000,100000,1000000)
   --events=N --runs=N      size and repeats of the startup benchmark (default 1,000,000 and 3)
@@ -69,6 +70,10 @@ const USAGE = `deno task bench [options]
   --search-rounds=N --search-seconds=S      its rounds (3) and seconds per run (5)
   --search-before=REF      the tree without search indexes it compares with (a git commit or a
                            checkout's directory; default the last commit before them)
+  --tracing-rounds=N --tracing-seconds=S    rounds of "before" and "off" (24) and seconds per
+                           run (3) of the tracing benchmark
+  --tracing-before=REF     the tree without tracing it compares with (a git commit or a checkout's
+                           directory; default the last commit before it)
   --postgres-parts=floors,one,three,webhooks  parts of the PostgreSQL benchmark besides pgbench
                            (default all)
   --postgres-rounds=N --postgres-seconds=S  its rounds (3) and seconds per run (8)
@@ -111,6 +116,9 @@ const OPTIONS = {
   "search-rounds": { type: "string" },
   "search-seconds": { type: "string" },
   "search-before": { type: "string" },
+  "tracing-rounds": { type: "string" },
+  "tracing-seconds": { type: "string" },
+  "tracing-before": { type: "string" },
   "postgres-parts": { type: "string" },
   "postgres-rounds": { type: "string" },
   "postgres-seconds": { type: "string" },
@@ -280,6 +288,19 @@ const BENCHES: {
         rounds: number(values["search-rounds"]),
         seconds: number(values["search-seconds"]),
         before: values["search-before"],
+      }),
+  },
+  {
+    name: "tracing",
+    title: "Tracing: GET one and POST with OTEL_DENO off and on, against the tree before tracing",
+    byDefault: true,
+    ratios: (r: GuardedRatio[]) => r,
+    run: () =>
+      runTracingBench({
+        quick: values.quick,
+        rounds: number(values["tracing-rounds"]),
+        seconds: number(values["tracing-seconds"]),
+        before: values["tracing-before"],
       }),
   },
   {

@@ -53,6 +53,8 @@ export interface AppDeps {
   notReady?: () => Error | undefined;
   /** `Log-Seq` for the error answers under these paths that no handler marked (401, 403, 429…). */
   logSeq?: LogSeqRule;
+  /** Told of each finished request in its own context, to name its span (tracing on). */
+  traceRequest?: RequestObserver;
 }
 
 /** What routing learned about a request, for the headers and the log. */
@@ -145,13 +147,9 @@ export function createHandler(
     }
     const seconds = (performance.now() - started) / 1000;
     deps.metrics?.observeRequest(outcome.route, request.method, response.status, seconds);
-    deps.onRequest?.(
-      requestId,
-      request.method,
-      outcome.route,
-      response.status,
-      Math.round(seconds * 1e6) / 1000,
-    );
+    const ms = Math.round(seconds * 1e6) / 1000;
+    deps.onRequest?.(requestId, request.method, outcome.route, response.status, ms);
+    deps.traceRequest?.(requestId, request.method, outcome.route, response.status, ms);
     return response;
   }
 

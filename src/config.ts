@@ -16,6 +16,7 @@ import {
   socketMode,
   socketPath,
 } from "./settings/address_settings.ts";
+import { type OtelSettings, otelSettings } from "./settings/otel_settings.ts";
 
 /** How much the service logs: each level includes the ones after it. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -67,6 +68,8 @@ export interface Config {
   /** Each duration setting as it was written, or as its default is spelled (for people to read). */
   durationsAsWritten: Record<DurationSetting, string>;
   console: boolean;
+  /** OpenTelemetry: on with OTEL_DENO=true (the runtime's switch), and where it exports. */
+  otel: OtelSettings;
 }
 
 /** One of the three key sources of contract §1, or none (development mode). */
@@ -117,6 +120,7 @@ export function loadConfig(env: Env): Config {
     databaseUrl: databaseUrl(env("DATABASE_URL")),
     durationsAsWritten: durationsAsWritten(env),
     console: onOff(env, "CONSOLE", true),
+    otel: otelSettings(env),
   };
 }
 

@@ -14,9 +14,9 @@ import { MaintenanceHealth } from "./ops/maintenance_health.ts";
 import { BackgroundHealth } from "./ops/background_health.ts";
 import { onShutdown } from "./ops/shutdown.ts";
 import { serviceLog } from "./ops/service_log.ts";
-import { dataDirFailure } from "./ops/data_dir_setting.ts";
 import { logRecovery, maintenanceHooks, openBackend, recoveryFailure } from "./ops/open_backend.ts";
-import { listen, type Listener } from "./ops/listener.ts";
+import { consoleUrlOf, listen, type Listener } from "./ops/listener.ts";
+import { openTracing } from "./ops/tracing.ts";
 import { StartupError } from "./lib/startup_error.ts";
 import { CustomerProjection } from "./read_model/projection.ts";
 import { CustomerService } from "./customers/customer_service.ts";
@@ -33,11 +33,13 @@ import { webhookFeature } from "./webhooks/webhook_feature.ts";
  */
 async function main(): Promise<void> {
   const config = loadConfig((name) => Deno.env.get(name));
-  const { log, onRequest, ready: sayReady } = serviceLog(config);
+  // With OTEL_DENO off every hook is undefined: the request path does no tracing work at all.
+  const { span, linked, requests, commits } = openTracing(config);
+  const { log, onRequest, ready: sayReady } = serviceLog(config, requests?.ids);
   logOpenFileLimit(log);
   const projection = new CustomerProjection();
   const metrics = new Metrics(() => projection.size);
-  const backend = await openBackend(config, log, metrics);
+  const backend = await openBackend(config, log, metrics, commits);
   const { events: store, shared } = backend;
   const health = new BackgroundHealth(log, shared && (() => shared.reachable));
   metrics.include(() => health.render());
@@ -48,13 +50,12 @@ async function main(): Promise<void> {
     clock: Date.now,
     newId: monotonicUlid(),
     idempotencyMaxKeys: config.idempotencyMaxKeys,
+    span,
   });
   service.addCommitListener(() => metrics.eventsAppended(1));
-  const keys = await verificationKey(config, log).catch((error) =>
-    Promise.reject(error instanceof StartupError ? error : dataDirFailure(error, config.dataDir))
-  );
-  const { feed, authenticate, replayed } = feedFeature(config, store, service, keys, health);
-  const webhooks = webhookFeature({ config, backend, feed, metrics, log, health });
+  const keys = await verificationKey(config, log);
+  const { feed, authenticate, replayed } = feedFeature(config, store, service, keys, health, span);
+  const webhooks = webhookFeature({ config, backend, feed, metrics, log, health, span: linked });
   const upkeep = new MaintenanceHealth();
   metrics.include(() => upkeep.render());
   const maintenance = backend.maintain(
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
     forgetRecent: () => feed.recent.clear(),
     log,
     health,
+    span,
   });
   service.addCommitListener((event) => maintenance.noteCommit(event));
   const appliedSeq = () => service.appliedSeq;
@@ -92,6 +94,7 @@ async function main(): Promise<void> {
     cors: config.corsOrigins.length === 0 ? undefined : new CorsPolicy(config.corsOrigins),
     notReady: () => upkeep.problem(),
     logSeq,
+    traceRequest: requests?.finished,
   });
 
   // Signal handlers go in before the listener opens: a SIGTERM right after "listening" must not kill.
@@ -125,10 +128,7 @@ async function main(): Promise<void> {
   if (stopping()) return;
   handler = replica?.serve(app, logSeq) ?? app;
   ready = true;
-  // A browser reaches the console over TCP only, not over a Unix socket.
-  const consoleUrl = config.console && config.socket === undefined
-    ? `${listener.url}/console`
-    : undefined;
+  const consoleUrl = consoleUrlOf(config, listener);
   const indexed = service.lists.index();
   sayReady({ url: listener.url, customers: projection.size, replayMs, consoleUrl, indexed });
   keys.announce?.(listener.curl("/api/customers"), consoleUrl);

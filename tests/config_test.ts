@@ -64,6 +64,14 @@ Deno.test("with nothing set, the defaults of contract §1 apply in development m
       WEBHOOK_RETRY_SCHEDULE: "5s,5m,30m,2h,5h,10h,10h",
     },
     console: true,
+    otel: {
+      enabled: false,
+      endpoint: undefined,
+      protocol: undefined,
+      headers: undefined,
+      serviceName: undefined,
+      resourceAttributes: undefined,
+    },
   });
 });
 

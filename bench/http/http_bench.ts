@@ -173,7 +173,11 @@ function running(name: string, role: TargetRuns["role"], server: Target): Runnin
 }
 
 /** A fresh DATA_DIR holding a copy of the fixture's log (each server locks its own). */
-async function copyDataDir(fixture: CustomerFixture, root: string, name: string): Promise<string> {
+export async function copyDataDir(
+  fixture: CustomerFixture,
+  root: string,
+  name: string,
+): Promise<string> {
   const dataDir = `${root}/data-${name}`;
   const log = fixture.logPath.slice(fixture.dataDir.length);
   await Deno.mkdir(`${dataDir}${log.slice(0, log.lastIndexOf("/"))}`, { recursive: true });

@@ -57,3 +57,23 @@ async function git(args: string[]): Promise<string | undefined> {
     return undefined;
   }
 }
+
+/**
+ * This checkout's server (src/, deno.json, deno.lock) copied into a temporary directory, to run
+ * beside an exported tree from the same kind of place: GET one ran 9 % faster from the checkout
+ * than the same code from a copy, which would count as the difference between two trees.
+ */
+export async function copyOfThisTree(): Promise<Tree> {
+  const root = await Deno.makeTempDir({ prefix: "customer-api-bench-tree-" });
+  const remove = () => Deno.remove(root, { recursive: true });
+  const copied = await new Deno.Command("cp", {
+    args: ["-r", "src", "deno.json", "deno.lock", root],
+    cwd: REPO_ROOT,
+    stderr: "piped",
+  }).output();
+  if (!copied.success) {
+    await remove();
+    throw new Error(`Copying this tree failed: ${new TextDecoder().decode(copied.stderr)}`);
+  }
+  return { root: `${root}/`, label: "this tree (copied)", remove };
+}

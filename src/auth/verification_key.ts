@@ -8,6 +8,8 @@ import { READ_SCOPE, WEBHOOKS_SCOPE, WRITE_SCOPE } from "./scopes.ts";
 import { KEY_SET_ALGORITHMS, RemoteKeySet, SECRET_ALGORITHMS, usableKeys } from "./key_sources.ts";
 import type { Logger } from "../ops/log.ts";
 import { mintToken } from "./token_mint.ts";
+import { StartupError } from "../lib/startup_error.ts";
+import { dataDirFailure } from "../ops/data_dir_setting.ts";
 
 export interface VerificationKey {
   key: Uint8Array | JWTVerifyGetKey;
@@ -16,8 +18,17 @@ export interface VerificationKey {
   algorithms: string[];
 }
 
-/** Turns the configured key source into a verification key; refuses unusable sources. */
-export async function verificationKey(config: Config, log: Logger): Promise<VerificationKey> {
+/**
+ * Turns the configured key source into a verification key; refuses unusable sources. Any other
+ * failure is one of DATA_DIR, where the development secret is kept.
+ */
+export function verificationKey(config: Config, log: Logger): Promise<VerificationKey> {
+  return keyOf(config, log).catch((error) =>
+    Promise.reject(error instanceof StartupError ? error : dataDirFailure(error, config.dataDir))
+  );
+}
+
+async function keyOf(config: Config, log: Logger): Promise<VerificationKey> {
   const source = config.keySource;
   switch (source.kind) {
     case "secret":

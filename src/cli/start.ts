@@ -35,10 +35,21 @@ function serverCommand(options: { watch: boolean; cachedOnly: boolean }): string
   }
 }
 
+/**
+ * What the server gets when unset: its OpenTelemetry service name, and no export of console
+ * output, which is only the development banner (it holds a token); the logs go to stdout.
+ */
+function otelDefaults(): Record<string, string> {
+  return {
+    ...Deno.env.get("OTEL_SERVICE_NAME") ? {} : { OTEL_SERVICE_NAME: "customer-api" },
+    ...Deno.env.get("OTEL_DENO_CONSOLE") ? {} : { OTEL_DENO_CONSOLE: "ignore" },
+  };
+}
+
 /** Spawns the server through `sh`, which raises its open-file limit; directly where none is. */
 function spawnServer(args: string[]): Deno.ChildProcess {
   const options: Deno.CommandOptions = {
-    env: { [LAUNCHER_ENV_VAR]: "1" },
+    env: { [LAUNCHER_ENV_VAR]: "1", ...otelDefaults() },
     stdin: "piped",
     stdout: "inherit",
     stderr: "inherit",

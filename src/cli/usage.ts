@@ -48,6 +48,13 @@ Environment:
   MAX_WEBHOOKS           Most webhook endpoints (default 100)
   DATABASE_URL           PostgreSQL URL: use PostgreSQL instead of DATA_DIR (many replicas)
   CONSOLE                off turns the browser console at /console off (default on)
+  OTEL_DENO              true traces every request over OpenTelemetry (default false)
+  OTEL_EXPORTER_OTLP_ENDPOINT  The OTLP/HTTP collector (default http://localhost:4318)
+  OTEL_EXPORTER_OTLP_PROTOCOL  http/protobuf (default) or http/json
+  OTEL_EXPORTER_OTLP_HEADERS   Headers of every export, e.g. a collector's API key
+  OTEL_SERVICE_NAME      The traces' service.name (default customer-api)
+  OTEL_RESOURCE_ATTRIBUTES     More resource attributes, key=value,key=value
+  Deno reads the OTEL_* variables itself, and the other OTEL_* ones it knows (docs/operations.md).
   Set none of JWT_SECRET, JWKS_FILE and JWKS_URL for development mode (a generated secret).
 
 Exit codes: 0 stopped by a signal, 2 bad option, 74 I/O error, 78 bad setting.`;

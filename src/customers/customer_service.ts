@@ -16,6 +16,7 @@ import { PendingState } from "./pending_state.ts";
 import { requestHash } from "./request_hash.ts";
 import { untilUncontended, WRITE_DEADLINE_MS } from "./write_contention.ts";
 import type { Committed, WriteContext } from "./write_context.ts";
+import type { StartSpan } from "../lib/trace_span.ts";
 
 /** What the service is built from; time and ids are injected so tests can fix them. */
 export interface CustomerServiceDeps {
@@ -28,6 +29,8 @@ export interface CustomerServiceDeps {
   idempotencyMaxKeys?: number;
   /** How long a write may keep losing races to other replicas (default WRITE_DEADLINE_MS). */
   writeDeadlineMs?: number;
+  /** Traces each search (tracing on). */
+  span?: StartSpan;
 }
 
 /** Told of each durable, applied write with its data's text as logged (null for a delete). */
@@ -53,7 +56,12 @@ export class CustomerService {
     this.#state = new AppliedState(deps.projection, deps.clock, deps.idempotencyMaxKeys);
     this.snapshots = new CustomerSnapshots(deps.store, this.#state);
     this.follower = new LogFollower(deps.store, this.#state);
-    this.lists = new CustomerLists(deps.projection, () => this.#state.appliedSeq);
+    this.lists = new CustomerLists(
+      deps.projection,
+      () => this.#state.appliedSeq,
+      undefined,
+      deps.span,
+    );
     this.#pending = new PendingState(deps.projection);
     this.#context = { now: isoClock(deps.clock), newId: deps.newId };
     this.#writeDeadlineMs = deps.writeDeadlineMs ?? WRITE_DEADLINE_MS;

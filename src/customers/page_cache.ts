@@ -14,10 +14,9 @@ export const PAGE_CACHE_CHARS = 8 * 1024 * 1024;
 const ASKED_MAX = 4096;
 
 /**
- * List pages answered since the read model last changed, by query string: a page asked for again
- * is built once per change, not per request. Any change empties it; when full, the oldest page
- * goes first. A page is kept from its second asking: a search's one-off page then dies young,
- * where a kept one would be copied by every young-generation GC (9–23 ms each, seen at 1M).
+ * List pages answered since the read model last changed, by query string, each kept from its
+ * second asking (a one-off search's page dies young, not copied by every scavenge). Any change
+ * empties it; when full, the oldest page goes first.
  */
 export class PageCache {
   #pages = new Map<string, CachedPage>();

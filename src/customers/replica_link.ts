@@ -9,6 +9,7 @@ import type { Logger } from "../ops/log.ts";
 import type { BackendMaintenance, SharedLog } from "../store/backend.ts";
 import type { EventStore } from "../store/event_store.ts";
 import type { CustomerService } from "./customer_service.ts";
+import type { StartSpan } from "../lib/trace_span.ts";
 import { followLog } from "./log_follower.ts";
 
 type Handler = (request: Request) => Response | Promise<Response>;
@@ -23,6 +24,8 @@ export interface ReplicaLinkDeps {
   forgetRecent: () => void;
   log: Logger;
   health: BackgroundHealth;
+  /** Traces the waits for Min-Log-Seq (tracing on). */
+  span?: StartSpan;
 }
 
 /** Links the replica before its replay; `serve` starts following once the replay is done. */
@@ -65,7 +68,7 @@ export function linkReplica(
           return shared.reachable;
         },
       };
-      return replicaGate(app, state, MIN_LOG_SEQ_WAIT_MS, rule);
+      return replicaGate(app, state, MIN_LOG_SEQ_WAIT_MS, rule, deps.span);
     },
   };
 }

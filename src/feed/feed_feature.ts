@@ -10,6 +10,8 @@ import { TokenCache } from "../auth/token_cache.ts";
 import type { VerificationKey } from "../auth/verification_key.ts";
 import type { Authenticate } from "../auth/authenticator.ts";
 import type { Principal } from "../http/api_module.ts";
+import type { StartSpan } from "../lib/trace_span.ts";
+import { tracedTokenCheck } from "../auth/traced_token_check.ts";
 
 /** The feed module, the API's token check (stream tokens too), and the replay's end. */
 export interface FeedFeature {
@@ -19,13 +21,14 @@ export interface FeedFeature {
   replayed(): void;
 }
 
-/** Builds the feed over `store` and every event `service` applies. */
+/** Builds the feed over `store` and every event `service` applies; `span` traces token checks. */
 export function feedFeature(
   config: Config,
   store: EventStore,
   service: CustomerService,
   { key, algorithms }: Pick<VerificationKey, "key" | "algorithms">,
   health: BackgroundHealth,
+  span?: StartSpan,
 ): FeedFeature {
   // Keyed from the shared secret when there is one, so every replica accepts every stream token.
   const tokens = new StreamTokens(
@@ -59,7 +62,7 @@ export function feedFeature(
   });
   return {
     feed,
-    authenticate: acceptingStreamTokens(tokens, bearer),
+    authenticate: acceptingStreamTokens(tokens, tracedTokenCheck(bearer, span)),
     replayed: () => replayed.resolve(),
   };
 }

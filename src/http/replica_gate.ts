@@ -6,6 +6,7 @@ import { requestIdOf } from "./request_id.ts";
 import { pathnameOf } from "./request_path.ts";
 import { setMandatoryHeaders } from "./mandatory_headers.ts";
 import { type LogSeqRule, markLogSeq } from "./log_seq_rule.ts";
+import type { StartSpan } from "../lib/trace_span.ts";
 
 export interface ReplicaState {
   /** The last seq applied to the read model. */
@@ -18,12 +19,16 @@ export const MIN_LOG_SEQ_WAIT_MS = 5000;
 
 type Handler = (request: Request) => Response | Promise<Response>;
 
-/** Wraps `app` with the readiness and Min-Log-Seq rules; its answers carry `Log-Seq` too. */
+/**
+ * Wraps `app` with the readiness and Min-Log-Seq rules; its answers carry `Log-Seq` too. With
+ * `span` (tracing on), a wait for Min-Log-Seq is a span of the request's.
+ */
 export function replicaGate(
   app: Handler,
   replica: ReplicaState,
   waitMs = MIN_LOG_SEQ_WAIT_MS,
   logSeq?: LogSeqRule,
+  span?: StartSpan,
 ) {
   return (request: Request): Response | Promise<Response> => {
     if (pathnameOf(request.url) === "/readyz" && !replica.reachable) {
@@ -37,9 +42,18 @@ export function replicaGate(
     }
     const wanted = Number(header.trim());
     if (replica.appliedSeq >= wanted) return app(request);
-    return waitFor(wanted).then((caughtUp) =>
-      caughtUp ? app(request) : problem(new ReplicaBehindError(wanted, replica.appliedSeq), request)
-    );
+    const applied = replica.appliedSeq;
+    const wait = span?.("replica.min_log_seq_wait", {
+      "log_seq.wanted": wanted,
+      "log_seq.applied": applied,
+    });
+    return waitFor(wanted).then((caughtUp) => {
+      wait?.set("replica.caught_up", caughtUp);
+      wait?.end();
+      return caughtUp
+        ? app(request)
+        : problem(new ReplicaBehindError(wanted, replica.appliedSeq), request);
+    });
   };
 
   /** A problem answer with the headers the app adds to every answer. */

@@ -4,10 +4,9 @@ import { nextTurn } from "./next_turn.ts";
 const QUIET_MS = 0.15;
 
 /**
- * The turn between slices of long background work that keeps it to a share of a busy thread: it
- * ends as soon as a turn finds nothing else waiting, or once other work has run for `othersPerSlice`
- * slices. So the work runs flat out on an idle server and takes at most 1 / (1 + othersPerSlice)
- * of a loaded one, whatever the requests beside it.
+ * The turn between slices of long background work: it ends once a turn finds nothing else
+ * waiting, or once other work has run `othersPerSlice` slices' time; so the work takes at most
+ * 1 / (1 + othersPerSlice) of a busy thread and all of an idle one.
  */
 export function pacedTurn(
   sliceMs: number,

@@ -54,6 +54,25 @@ export function effectiveConfig(config: Config): Record<string, unknown> {
     max_webhooks: config.maxWebhooks,
     console: config.console ? "on" : "off",
     database_url: config.databaseUrl === undefined ? null : withoutPassword(config.databaseUrl),
+    ...otelShown(config.otel),
+  };
+}
+
+/** The OpenTelemetry settings as the runtime reads them (unset: its defaults); no header value. */
+function otelShown(otel: Config["otel"]): Record<string, unknown> {
+  return {
+    otel_deno: otel.enabled,
+    otel_exporter_otlp_endpoint: otel.endpoint === undefined
+      ? null
+      : URL.canParse(otel.endpoint)
+      ? withoutPassword(otel.endpoint)
+      : otel.endpoint,
+    otel_exporter_otlp_protocol: otel.protocol ?? null,
+    otel_exporter_otlp_headers: otel.headers === undefined
+      ? null
+      : `set (${otel.headers.length} characters)`,
+    otel_service_name: otel.serviceName ?? null,
+    otel_resource_attributes: otel.resourceAttributes ?? null,
   };
 }
 

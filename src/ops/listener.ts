@@ -21,6 +21,11 @@ export interface Listener {
 
 type Handler = (request: Request) => Response | Promise<Response>;
 
+/** Where a browser opens the console: over TCP only, not over a Unix socket; none when off. */
+export function consoleUrlOf(config: Pick<Config, "console" | "socket">, listener: Listener) {
+  return config.console && config.socket === undefined ? `${listener.url}/console` : undefined;
+}
+
 /** Binds SOCKET or HOST/PORT before any replay, so a busy port fails at once (SettingError). */
 export async function listen(
   config: Config,

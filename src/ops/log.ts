@@ -6,6 +6,12 @@ export type LineFormat = "json" | "text";
 
 const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
+/** The trace a log line belongs to, so logs and traces join (tracing on). */
+export interface TraceIds {
+  traceId: string;
+  spanId: string;
+}
+
 /** Writes one JSON object per line; fields must never hold tokens or personal data. */
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -18,11 +24,15 @@ export interface Logger {
   warnings(): readonly string[];
 }
 
-/** A logger writing lines at or above `level` to `write`, as JSON objects or text. */
+/**
+ * A logger writing lines at or above `level` to `write`, as JSON objects or text; a line written
+ * while `traceIds` gives some (a traced request's) carries `trace_id` and `span_id`.
+ */
 export function createLogger(
   level: LogLevel,
   write: (line: string) => void,
   format: LineFormat = "json",
+  traceIds?: () => TraceIds | undefined,
 ): Logger {
   const warnings = new Set<string>();
   const at =
@@ -30,6 +40,8 @@ export function createLogger(
       if (ORDER[lineLevel] >= ORDER.warn && warnings.size < 20) warnings.add(msg);
       if (!force && ORDER[lineLevel] < ORDER[level]) return;
       const time = new Date().toISOString();
+      const ids = traceIds?.();
+      if (ids !== undefined) fields = { ...fields, trace_id: ids.traceId, span_id: ids.spanId };
       write(
         format === "json"
           ? JSON.stringify({ time, level: lineLevel, msg, ...fields })
@@ -83,7 +95,11 @@ export function requestLine(
   route: string,
   status: number,
   durationMs: number,
+  trace?: TraceIds,
 ): string {
+  const ids = trace === undefined
+    ? ""
+    : `,"trace_id":"${trace.traceId}","span_id":"${trace.spanId}"`;
   return `{"time":"${nowIso()}","level":"info","msg":"request","request_id":"${requestId}",` +
-    `"method":"${method}","route":"${route}","status":${status},"duration_ms":${durationMs}}`;
+    `"method":"${method}","route":"${route}","status":${status},"duration_ms":${durationMs}${ids}}`;
 }

@@ -1,4 +1,4 @@
-import { requestLine } from "./log.ts";
+import { requestLine, type TraceIds } from "./log.ts";
 
 const encoder = new TextEncoder();
 const NEWLINE = 10;
@@ -18,6 +18,8 @@ const KNOWN_METHODS: ReadonlySet<string> = new Set([
 ]);
 /** A request line's length without its request id, method and route (a long route's is ~150). */
 const REQUEST_LINE_FIXED = 160;
+/** The trace fields' length without their ids: `,"trace_id":"","span_id":""`. */
+const TRACE_FIELDS = 27;
 
 /** Log lines gathered as UTF-8 bytes, written once per `flushMs` or full buffer. */
 export class LogBuffer {
@@ -53,12 +55,16 @@ export class LogBuffer {
     route: string,
     status: number,
     durationMs: number,
+    trace?: TraceIds,
   ): void {
-    const most = REQUEST_LINE_FIXED + requestId.length + method.length + route.length;
+    const traced = trace === undefined
+      ? 0
+      : TRACE_FIELDS + trace.traceId.length + trace.spanId.length;
+    const most = REQUEST_LINE_FIXED + requestId.length + method.length + route.length + traced;
     if (this.#used + most > this.#bytes.length) this.flush();
     // Only a method of kilobytes comes here: the line is built as a string instead.
     if (most > this.#bytes.length) {
-      return this.text(requestLine(requestId, method, route, status, durationMs));
+      return this.text(requestLine(requestId, method, route, status, durationMs, trace));
     }
     this.#put(this.#stampOf(Date.now()));
     this.#ascii(requestId);
@@ -74,6 +80,13 @@ export class LogBuffer {
     this.#digits(status);
     this.#ascii(',"duration_ms":');
     this.#millis(Math.round(durationMs * 1000));
+    if (trace !== undefined) {
+      this.#ascii(',"trace_id":"');
+      this.#ascii(trace.traceId);
+      this.#ascii('","span_id":"');
+      this.#ascii(trace.spanId);
+      this.#ascii('"');
+    }
     this.#ascii("}\n");
     this.#schedule();
   }

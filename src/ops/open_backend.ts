@@ -2,6 +2,7 @@
 import type { Config } from "../config.ts";
 import { EXIT_IO, StartupError } from "../lib/startup_error.ts";
 import type { Backend, MaintenanceHooks } from "../store/backend.ts";
+import type { CommitTrace } from "../store/commit_trace.ts";
 import type { RecoveryReport } from "../store/store_maintenance.ts";
 import { openJsonlBackend } from "../store/jsonl/jsonl_backend.ts";
 import { openPostgresBackend } from "../store/postgres/postgres_backend.ts";
@@ -11,13 +12,22 @@ import type { Logger } from "./log.ts";
 import type { MaintenanceHealth } from "./maintenance_health.ts";
 import type { Metrics } from "./metrics.ts";
 
-/** The PostgreSQL backend with DATABASE_URL (DATA_DIR then holds only a dev secret), else JSONL. */
-export async function openBackend(config: Config, log: Logger, metrics: Metrics): Promise<Backend> {
+/**
+ * The PostgreSQL backend with DATABASE_URL (DATA_DIR then holds only a dev secret), else JSONL;
+ * its group commits told to `trace` (tracing on).
+ */
+export async function openBackend(
+  config: Config,
+  log: Logger,
+  metrics: Metrics,
+  trace?: CommitTrace,
+): Promise<Backend> {
   const options = {
     snapshotEvery: config.snapshotEvery,
     eraseWithinMs: config.eraseWithinSeconds * 1000,
     retentionMs: config.eventRetentionMs,
     warn: log.warn,
+    trace,
   };
   if (config.databaseUrl !== undefined) {
     const backend = await openPostgresBackend(config.databaseUrl, options)

@@ -41,6 +41,12 @@ export const SETTINGS_ENV_VARS = [
   "MAX_WEBHOOKS",
   "DATABASE_URL",
   "CONSOLE",
+  "OTEL_DENO",
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_PROTOCOL",
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "OTEL_SERVICE_NAME",
+  "OTEL_RESOURCE_ATTRIBUTES",
 ] as const;
 
 /** Every environment variable the server reads; `--allow-env` grants exactly these. */

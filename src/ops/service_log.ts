@@ -1,6 +1,6 @@
 import type { Config } from "../config.ts";
 import { effectiveConfig } from "./effective_config.ts";
-import { createLogger, type Logger, textLine } from "./log.ts";
+import { createLogger, type Logger, textLine, type TraceIds } from "./log.ts";
 import { LogBuffer } from "./log_buffer.ts";
 import { startupSummary, type SummaryFacts } from "./startup_summary.ts";
 
@@ -18,32 +18,39 @@ export interface ServiceLog {
 
 /**
  * JSON lines on stdout, or on a terminal (LOG_FORMAT=auto) lines for people. Lifecycle and error
- * lines are written at once; request lines in batches, so a request costs no syscall.
+ * lines are written at once; request lines in batches, so a request costs no syscall. With
+ * `traceIds` (tracing on), the lines of a traced request carry its `trace_id` and `span_id`.
  */
-export function serviceLog(config: Config): ServiceLog {
+export function serviceLog(config: Config, traceIds?: () => TraceIds | undefined): ServiceLog {
   const sink = new LogBuffer(writeStdout);
   const text = config.logFormat === "text" ||
     (config.logFormat === "auto" && Deno.stdout.isTerminal());
-  const log = createLogger(config.logLevel, (line) => {
-    sink.text(line);
-    sink.flush();
-  }, text ? "text" : "json");
+  const log = createLogger(
+    config.logLevel,
+    (line) => {
+      sink.text(line);
+      sink.flush();
+    },
+    text ? "text" : "json",
+    traceIds,
+  );
   if (text) log.debug("configuration", effectiveConfig(config));
   else log.info("configuration", effectiveConfig(config));
   const logRequests = config.logLevel === "debug" || config.logLevel === "info";
   const onRequest = !logRequests
     ? undefined
     : text
-    ? (request_id: string, method: string, route: string, status: number, duration_ms: number) =>
-      sink.text(textLine(new Date().toISOString(), "info", "request", {
-        request_id,
-        method,
-        route,
-        status,
-        duration_ms,
-      }))
+    ? (request_id: string, method: string, route: string, status: number, duration_ms: number) => {
+      const fields = { request_id, method, route, status, duration_ms };
+      const ids = traceIds?.();
+      const traced = ids && { ...fields, trace_id: ids.traceId, span_id: ids.spanId };
+      sink.text(textLine(new Date().toISOString(), "info", "request", traced ?? fields));
+    }
+    : traceIds === undefined
+    ? (id: string, method: string, route: string, status: number, ms: number) =>
+      sink.request(id, method, route, status, ms)
     : (id: string, method: string, route: string, status: number, ms: number) =>
-      sink.request(id, method, route, status, ms);
+      sink.request(id, method, route, status, ms, traceIds());
   const ready = (facts: Omit<SummaryFacts, "warnings"> & { indexed?: Promise<number> }) => {
     void facts.indexed?.then((ms) =>
       log.info("search index built", { customers: facts.customers, ms })

@@ -7,6 +7,7 @@ import { OrdinalScan } from "./ordinal_scan.ts";
 import type { SearchPage, Slicing } from "./search_page.ts";
 import type { QueryNode } from "./query.ts";
 import { type TextTest, textTest } from "./text_match.ts";
+import type { TraceSpan } from "../lib/trace_span.ts";
 
 /** A page a list asks for: a filter (none: every customer), an order, a cursor and a size. */
 export interface SearchRequest {
@@ -24,16 +25,20 @@ const PROBE_VISITS = 16_384;
 /**
  * Answers a page as the read model stood when the call began: from the plan's candidates when
  * they are few; else by walking the sort's order while matches come often; else by a scan in
- * slices (ordinal_scan.ts). The search indexes must be built.
+ * slices (ordinal_scan.ts). The search indexes must be built. `span` (tracing on) is told
+ * which way it went and how many candidates the indexes left.
  */
 export async function search(
   projection: CustomerProjection,
   request: SearchRequest,
   slicing: Slicing,
+  span?: TraceSpan,
 ): Promise<SearchPage> {
   const plan = request.query === undefined ? undefined : planQuery(request.query, projection);
   const candidates = plan?.candidates;
+  if (candidates !== undefined) span?.set("search.candidates", candidates.size);
   if (candidates !== undefined && candidates.size <= (slicing.collectMax ?? COLLECT_MAX)) {
+    span?.set("search.plan", "candidates");
     return collected(projection, request, plan!);
   }
   const until = slicing.now() + slicing.sliceMs;
@@ -44,6 +49,7 @@ export async function search(
     slicing.probeVisits ?? PROBE_VISITS,
     () => slicing.now() >= until,
   );
+  span?.set("search.plan", walked === undefined ? "scan" : "walk");
   if (walked !== undefined) return walked;
   const { sort, after, query, limit } = request;
   const sign = sort.descending ? -1 : 1;

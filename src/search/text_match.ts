@@ -13,11 +13,7 @@ import type { MatchClause, QueryNode } from "./query.ts";
 /** Whether a customer's canonical text matches a query: the definition index answers meet. */
 export type TextTest = (text: string) => boolean;
 
-/**
- * A query made into a test of canonical texts, once per search: a scan calls it for every
- * customer, so it makes no object per call, and reads each text's fields once, when a clause
- * first needs them.
- */
+/** A query made into a test of texts once per search: no object per call, fields read once. */
 export function textTest(node: QueryNode): TextTest {
   const reader = new FieldReader(lastField(node));
   const test = compiled(node, reader);

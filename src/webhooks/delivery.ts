@@ -3,6 +3,7 @@ import type { DestinationPolicy } from "./destination.ts";
 import { type OpenConnection, postTo } from "./http_post.ts";
 import { signatureHeader } from "./signing.ts";
 import { activeSecrets } from "./webhook_view.ts";
+import type { ClientSpan, StartLinkedSpan } from "../lib/trace_span.ts";
 
 /** One message to deliver: its stable id, type, seq (0 for a ping) and JSON body. */
 export interface Message {
@@ -24,7 +25,10 @@ export interface AttemptResult {
   durationMs: number;
 }
 
-/** Signs and POSTs messages, checking the destination's address before every attempt. */
+/**
+ * Signs and POSTs messages, checking the destination's address before every attempt. With `span`
+ * (tracing on) each attempt is a client span linked to its event's commit, sent as `traceparent`.
+ */
 export class Deliverer {
   /** One idle connection per endpoint, taken out while in use (a ping may run beside a loop). */
   #idle = new Map<string, OpenConnection>();
@@ -33,6 +37,7 @@ export class Deliverer {
     private readonly policy: DestinationPolicy,
     private readonly timeoutMs: number,
     private readonly clock: () => number = Date.now,
+    private readonly span?: StartLinkedSpan,
   ) {}
 
   /** One attempt: resolve and check the URL's host, POST to that address; `signal` cuts it off. */
@@ -40,21 +45,37 @@ export class Deliverer {
     endpoint: WebhookEndpoint,
     message: Message,
     signal?: AbortSignal,
+    attempt = 1,
   ): Promise<AttemptResult> {
     const started = performance.now();
-    const done = (statusCode: number | null, error: string | null): AttemptResult => ({
-      ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
-      gone: statusCode === 410,
-      statusCode,
-      error,
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
+    const traced = this.span?.("webhook.delivery", message.seq, {
+      "http.request.method": "POST",
+      "webhook.endpoint_id": endpoint.id,
+      "webhook.message_id": message.id,
+      "webhook.event_type": message.type,
+      "webhook.attempt": attempt,
+      "log.seq": message.seq,
     });
+    const done = (statusCode: number | null, error: string | null, kind?: string) => {
+      const result: AttemptResult = {
+        ok: statusCode !== null && statusCode >= 200 && statusCode < 300,
+        gone: statusCode === 410,
+        statusCode,
+        error,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+      };
+      if (traced !== undefined) endSpan(traced, result, kind);
+      return result;
+    };
     let destination;
     try {
       destination = await this.policy.check(endpoint.url);
     } catch (error) {
-      return done(null, error instanceof Error ? error.message : String(error));
+      const why = error instanceof Error ? error.message : String(error);
+      return done(null, why, "destination_refused");
     }
+    traced?.set("server.address", destination.url.hostname);
+    traced?.set("server.port", destination.port);
     const now = this.clock();
     const timestamp = Math.floor(now / 1000);
     const headers = {
@@ -67,6 +88,7 @@ export class Deliverer {
         message.bytes ?? message.body,
       ),
     };
+    if (traced !== undefined) Object.assign(headers, { traceparent: traced.traceparent });
     const kept = this.#idle.get(endpoint.id);
     this.#idle.delete(endpoint.id);
     const { outcome, open } = await postTo(
@@ -101,6 +123,17 @@ export class Deliverer {
   close(): void {
     for (const id of [...this.#idle.keys()]) this.forget(id);
   }
+}
+
+/** Ends an attempt's span: its status code, or the kind of failure (never the error's text). */
+function endSpan(span: ClientSpan, result: AttemptResult, kind?: string): void {
+  const { statusCode, error } = result;
+  if (statusCode !== null) span.set("http.response.status_code", statusCode);
+  if (!result.ok) {
+    const timeout = error?.startsWith("no answer within") ? "timeout" : "network_error";
+    span.fail(kind ?? (statusCode !== null ? String(statusCode) : timeout));
+  }
+  span.end();
 }
 
 /** The deliveries-log entry of an attempt. */

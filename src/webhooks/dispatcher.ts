@@ -193,7 +193,7 @@ export class WebhookDispatcher {
       const at = this.#clock();
       // Shared endpoints: losing the lease cuts the attempt off, before another replica starts.
       const cut = this.deps.owns === undefined ? undefined : signal;
-      const result = await this.deps.deliverer.attempt(endpoint, message, cut);
+      const result = await this.deps.deliverer.attempt(endpoint, message, cut, attempt);
       if (signal.aborted) return false;
       this.#observe(id, message, result);
       const last = result.gone || attempt > schedule.length;

@@ -15,6 +15,7 @@ import { Deliverer } from "./delivery.ts";
 import { DestinationPolicy } from "./destination.ts";
 import { WebhookDispatcher } from "./dispatcher.ts";
 import { webhookModule } from "./webhook_routes.ts";
+import type { StartLinkedSpan } from "../lib/trace_span.ts";
 import { WebhookService } from "./webhook_service.ts";
 
 /** What the feature is built from. */
@@ -25,6 +26,8 @@ export interface WebhookFeatureDeps {
   metrics: Metrics;
   log: Logger;
   health: BackgroundHealth;
+  /** Traces each delivery attempt, linked to its event's commit (tracing on). */
+  span?: StartLinkedSpan;
 }
 
 /** The webhooks module, and how to start and stop its delivery. */
@@ -60,7 +63,7 @@ export function webhookFeature(deps: WebhookFeatureDeps): WebhookFeature {
     oldestSeq: () => deps.feed.oldestSeq(),
     apiBusy: () => pressure.busy(),
     webhooks: store,
-    deliverer: new Deliverer(policy, config.webhookTimeoutMs),
+    deliverer: new Deliverer(policy, config.webhookTimeoutMs, Date.now, deps.span),
     retryScheduleMs: config.webhookRetryScheduleMs,
     disable: (id, reason) => service.disable(id, reason),
     log,

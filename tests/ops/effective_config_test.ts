@@ -60,3 +60,19 @@ Deno.test("durations are shown as they were written, and unset ones as their def
   assert.equal(shown.webhook_retry_schedule, "1s,2s,4s");
   assert.ok(!JSON.stringify(defaults).match(/\d{4,}ms/), JSON.stringify(defaults));
 });
+
+Deno.test("the OpenTelemetry settings are shown as the runtime reads them, without header values or passwords", () => {
+  const shown = summary({
+    OTEL_DENO: "TRUE",
+    OTEL_EXPORTER_OTLP_ENDPOINT: "https://user:hunter2@collector.example:4318",
+    OTEL_EXPORTER_OTLP_HEADERS: "x-api-key=k3y-v4lue",
+    OTEL_SERVICE_NAME: "customers-eu",
+  });
+  assert.equal(shown.otel_deno, true);
+  assert.equal(shown.otel_exporter_otlp_endpoint, "https://user:***@collector.example:4318/");
+  assert.equal(shown.otel_exporter_otlp_headers, "set (19 characters)");
+  assert.equal(shown.otel_exporter_otlp_protocol, null);
+  assert.equal(shown.otel_service_name, "customers-eu");
+  for (const secret of ["hunter2", "k3y-v4lue"]) assert.ok(!JSON.stringify(shown).includes(secret));
+  assert.equal(summary({}).otel_deno, false);
+});

@@ -31,6 +31,7 @@ const WITH_DEFAULTS = [
   "WEBHOOK_ALLOW_PRIVATE",
   "MAX_WEBHOOKS",
   "CONSOLE",
+  "OTEL_DENO",
 ];
 
 Deno.test(".env.example shows every variable the server reads, and no other", () => {

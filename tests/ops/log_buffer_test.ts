@@ -97,3 +97,25 @@ Deno.test("a request line's time is its millisecond's, within a second and acros
   const stamps = written().trimEnd().split("\n").map((line) => JSON.parse(line).time);
   assert.deepEqual(stamps, times.map((offset) => new Date(base + offset).toISOString()));
 });
+
+Deno.test("a traced request's line ends with its trace_id and span_id, byte for byte as requestLine's", () => {
+  const { buffer, written } = collecting();
+  const trace = { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331" };
+  buffer.request("req-1", "POST", "/api/customers", 201, 1.5, trace);
+  // A method it does not keep encoded is written field by field: the trace still follows.
+  buffer.request("req-2", "PROPFIND", "unmatched", 405, 0.25, trace);
+  buffer.request("req-3", "GET", "/healthz", 200, 0.5);
+  buffer.flush();
+  const lines = written().trimEnd().split("\n");
+  const expected = [
+    requestLine("req-1", "POST", "/api/customers", 201, 1.5, trace),
+    requestLine("req-2", "PROPFIND", "unmatched", 405, 0.25, trace),
+    requestLine("req-3", "GET", "/healthz", 200, 0.5),
+  ];
+  for (const [i, line] of lines.entries()) assert.equal(line.slice(35), expected[i].slice(35));
+  assert.deepEqual(
+    [JSON.parse(lines[0]).trace_id, JSON.parse(lines[0]).span_id],
+    [trace.traceId, trace.spanId],
+  );
+  assert.equal(JSON.parse(lines[2]).trace_id, undefined);
+});

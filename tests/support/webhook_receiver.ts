@@ -10,6 +10,8 @@ export interface Received {
   timestamp: string;
   signature: string;
   contentType: string | null;
+  /** The W3C trace context the delivery came with (only when the server traces). */
+  traceparent: string | null;
   body: string;
   // deno-lint-ignore no-explicit-any -- the event as JSON, walked freely by tests
   event: any;
@@ -46,6 +48,7 @@ export class Receiver {
       timestamp: request.headers.get("webhook-timestamp") ?? "",
       signature: request.headers.get("webhook-signature") ?? "",
       contentType: request.headers.get("content-type"),
+      traceparent: request.headers.get("traceparent"),
       body,
       event: JSON.parse(body),
       at: Date.now(),

@@ -7,6 +7,8 @@ import { commitText, UNSYNCED_MAX_BYTES } from "./segment_header.ts";
 import { createSegment } from "./segments.ts";
 import type { DurablePosition } from "./log_reader.ts";
 import { StorageFullError, StoreFailedError, WriteFailedError } from "../store_errors.ts";
+import { type CommitTrace, GroupSteps, timedBy } from "../commit_trace.ts";
+import { batchLength, type Operation, traced, type Write } from "./write_queue.ts";
 
 /** Options of the JSONL store's writer; the defaults are the durable ones. */
 export interface SegmentWriterOptions {
@@ -20,6 +22,8 @@ export interface SegmentWriterOptions {
   segmentMaxBytes?: number;
   /** The most bytes written but not yet synced (recorded in each new segment's header). */
   unsyncedMaxBytes?: number;
+  /** Told of every group's commit, with its write and fdatasync timed (tracing on). */
+  trace?: CommitTrace;
 }
 
 /** What the writer tells its store. */
@@ -31,18 +35,6 @@ export interface WriterListener {
   /** Every queued write was refused: the seqs handed out after `lastSeq` are free again. */
   refused(lastSeq: number): void;
 }
-
-type Operation =
-  | {
-    kind: "write";
-    bytes: Uint8Array;
-    events: StoredEvent[];
-    resolve(events: StoredEvent[]): void;
-    reject(error: unknown): void;
-  }
-  | { kind: "roll"; resolve(closedSeq: number): void; reject(error: unknown): void };
-
-type Write = Extract<Operation, { kind: "write" }>;
 
 /** Appends to the active segment with group commit: one write and one sync per batch. */
 export class SegmentWriter {
@@ -67,12 +59,14 @@ export class SegmentWriter {
   #queue: Operation[] = [];
   #writing: Promise<void> | null = null;
   #failure: unknown = null;
+  #steps: GroupSteps | undefined;
 
   constructor(dataDir: string, listener: WriterListener, options: SegmentWriterOptions) {
     this.#logDir = `${dataDir}/${LOG_DIR}`;
     this.#listener = listener;
-    this.#sync = options.sync ?? ((f) => f.syncData());
-    this.#write = options.write ?? writeAllNow;
+    this.#steps = options.trace && new GroupSteps(options.trace, "jsonl");
+    this.#sync = timedBy(this.#steps, "log.fdatasync", options.sync ?? ((f) => f.syncData()));
+    this.#write = timedBy(this.#steps, "log.write", options.write ?? writeAllNow);
     this.#warn = options.warn ?? (() => {});
     this.#onFatal = options.onFatal ?? (() => {});
     this.#segmentMaxBytes = options.segmentMaxBytes ?? 64 * 1024 * 1024;
@@ -119,8 +113,9 @@ export class SegmentWriter {
   }
 
   enqueue(bytes: Uint8Array, events: StoredEvent[]): Promise<StoredEvent[]> {
+    const token = this.#steps?.queued();
     return new Promise((resolve, reject) => {
-      this.#queue.push({ kind: "write", bytes, events, resolve, reject });
+      this.#queue.push({ kind: "write", bytes, events, token, resolve, reject });
       this.#writing ??= this.#drain();
     });
   }
@@ -148,7 +143,8 @@ export class SegmentWriter {
         await this.#rollNow().then(() => head.resolve(this.#activeFirst - 1), head.reject);
         continue;
       }
-      const batch = this.#queue.splice(0, this.#batchLength()) as Write[];
+      const length = batchLength(this.#queue, this.unsyncedMaxBytes);
+      const batch = this.#queue.splice(0, length) as Write[];
       await this.#commit(batch);
       if (this.#durableLength >= this.#segmentMaxBytes) {
         await this.#rollNow().catch((error) =>
@@ -159,18 +155,8 @@ export class SegmentWriter {
     this.#writing = null;
   }
 
-  /** The writes of the next batch: up to a roll, and at most unsyncedMaxBytes (one at least). */
-  #batchLength(): number {
-    let bytes = 0;
-    for (const [i, op] of this.#queue.entries()) {
-      if (op.kind === "roll") return i;
-      bytes += op.bytes.length;
-      if (bytes > this.unsyncedMaxBytes && i > 0) return i;
-    }
-    return this.#queue.length;
-  }
-
   async #commit(batch: Write[]): Promise<void> {
+    this.#steps?.begin();
     const lastSeq = batch[batch.length - 1].events.at(-1)!.seq;
     const parts = batch.map((w) => w.bytes);
     parts.push(this.lines.add(commitText(lastSeq)));
@@ -194,6 +180,7 @@ export class SegmentWriter {
       this.#listener.durable(write.events);
       write.resolve(write.events);
     }
+    this.#steps?.told(batch.map((w) => traced(w)));
     this.#listener.batchDone(lastSeq);
   }
 
@@ -233,6 +220,7 @@ export class SegmentWriter {
     const queued = this.#queue;
     this.#queue = [];
     for (const write of batch) write.reject(failure);
+    this.#steps?.told(batch.map((w) => traced(w, failure)));
     for (const op of queued) op.reject(failure);
     this.#listener.refused(this.#lastSeq);
   }

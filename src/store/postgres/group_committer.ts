@@ -7,11 +7,12 @@ import type { AppendOptions, NewEvent, StoredEvent } from "../event_store.ts";
 import { CommitOutcomeUnknownError, StoreError, StoreUnavailableError } from "../store_errors.ts";
 import { commitGroup } from "./append_group.ts";
 import { CommitStats } from "./commit_stats.ts";
+import { type CommitTrace, GroupSteps } from "../commit_trace.ts";
 import type { PgPool, PooledClient } from "./pg_connection.ts";
 import type { NotifiedTail } from "./notified_tail.ts";
 import type { QueuedAppend } from "./queued_append.ts";
 
-type Item = QueuedAppend & { done: () => void };
+type Item = QueuedAppend & { done: () => void; token?: unknown };
 
 /** How long the writer connection is kept after the queue empties. */
 const LINGER_MS = 10;
@@ -40,21 +41,25 @@ export class GroupCommitter {
   /** Groups sent whose outcome is not told yet. */
   #untold = 0;
   #othersListening: () => boolean;
+  #steps: GroupSteps | undefined;
 
   /**
    * onTold hears after each group's outcome is told: the head it reached, if it committed. While
-   * othersListening, each group's notification carries its events, else only the head.
+   * othersListening, each group's notification carries its events, else only the head. With a
+   * trace, each group's pool wait and database call are timed for it.
    */
   constructor(
     pool: PgPool,
     onTold: (head: number | undefined) => void,
     tail: NotifiedTail,
     othersListening = () => true,
+    trace?: CommitTrace,
   ) {
     this.#pool = pool;
     this.#onTold = onTold;
     this.#tail = tail;
     this.#othersListening = othersListening;
+    this.#steps = trace && new GroupSteps(trace, "postgres");
   }
 
   /** True while a group is sent and its outcome not told: its seqs may precede others' notified. */
@@ -74,6 +79,7 @@ export class GroupCommitter {
         events,
         options,
         done: () => item.stored ? resolve(item.stored) : reject(item.error),
+        token: this.#steps?.queued(),
       };
       this.#queue.push(item);
       this.#flushing ??= this.#flush();
@@ -119,11 +125,14 @@ export class GroupCommitter {
     this.#untold++;
     // Held from group to group while nothing else waits for a connection of the pool.
     if (this.#pool.waitingCount > 0) this.#yieldWriter();
+    const asked = performance.now();
+    this.#steps?.begin(asked);
     try {
-      const asked = performance.now();
+      const connecting = this.#writer === undefined;
       const writer = this.#writer ?? (this.#writer = await this.#pool.connect());
       const sent = performance.now();
       this.stats.poolWaitSeconds += (sent - asked) / 1000;
+      if (connecting) this.#steps?.step("log.pool_wait", asked, sent);
       try {
         const head = await commitGroup(writer, group, this.stats, this.#othersListening());
         this.stats.commitSeconds += (performance.now() - sent) / 1000;
@@ -135,11 +144,20 @@ export class GroupCommitter {
         // may have happened with its answer lost, and the client must not be told otherwise.
         const answered = error instanceof StoreError || (error as { code?: unknown }).code;
         throw answered ? error : new CommitOutcomeUnknownError(error);
+      } finally {
+        this.#steps?.step("log.append_group", sent);
       }
     } catch (error) {
       const failure = error instanceof StoreError ? error : new StoreUnavailableError(error);
       for (const item of group) item.error = failure;
       return { group, head: undefined };
+    } finally {
+      this.#steps?.told(group.map((item) => ({
+        token: item.token,
+        events: item.events.length,
+        lastSeq: item.stored?.at(-1)?.seq,
+        error: item.error,
+      })));
     }
   }
 

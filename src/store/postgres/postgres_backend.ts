@@ -1,4 +1,5 @@
 import type { Backend } from "../backend.ts";
+import type { CommitTrace } from "../commit_trace.ts";
 import { PostgresEventStore } from "./postgres_event_store.ts";
 import { PostgresMaintenance } from "./postgres_maintenance.ts";
 import { PostgresWebhookStore } from "./postgres_webhook_store.ts";
@@ -10,6 +11,8 @@ export interface PostgresBackendOptions {
   eraseWithinMs: number;
   retentionMs: number;
   warn: (msg: string, fields: Record<string, unknown>) => void;
+  /** Told of every group commit, with its database call timed (tracing on). */
+  trace?: CommitTrace;
 }
 
 /**
@@ -20,7 +23,10 @@ export async function openPostgresBackend(
   url: string,
   options: PostgresBackendOptions,
 ): Promise<Backend> {
-  const events = await PostgresEventStore.open(url, { warn: options.warn });
+  const events = await PostgresEventStore.open(url, {
+    warn: options.warn,
+    trace: options.trace,
+  });
   const webhooks = await PostgresWebhookStore.open(url, { warn: options.warn }).catch(
     async (error) => {
       await events.close();

@@ -9,6 +9,7 @@ import type { CustomerEvent } from "../../domain/events.ts";
 import { CommitWaiters } from "../commit_waiters.ts";
 import { LogTruncatedError, StoreClosedError, StoreUnavailableError } from "../store_errors.ts";
 import type { CommitStats } from "./commit_stats.ts";
+import type { CommitTrace } from "../commit_trace.ts";
 import { GroupCommitter } from "./group_committer.ts";
 import { type Notice, NotifiedTail } from "./notified_tail.ts";
 import { HeadWatch, readHead } from "./head_watch.ts";
@@ -58,6 +59,7 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Called with errors of idle connections (the pool replaces them). */
   warn?: (message: string, fields: Record<string, unknown>) => void;
+  trace?: CommitTrace;
 }
 
 /**
@@ -77,7 +79,7 @@ export class PostgresEventStore implements EventStore {
   #held: Notice[] = [];
   #closed = false;
 
-  private constructor(url: string, pool: PgPool) {
+  private constructor(url: string, pool: PgPool, trace?: CommitTrace) {
     this.#pool = pool;
     this.#committer = new GroupCommitter(
       pool,
@@ -87,6 +89,7 @@ export class PostgresEventStore implements EventStore {
       },
       this.#tail,
       () => this.#watch.othersListening,
+      trace,
     );
     this.#watch = new HeadWatch(url, pool, {
       onHead: (seq, erasedSeq) => {
@@ -114,7 +117,7 @@ export class PostgresEventStore implements EventStore {
     );
     try {
       await migrate(pool);
-      const store = new PostgresEventStore(url, pool);
+      const store = new PostgresEventStore(url, pool, options.trace);
       const head = await readHead(pool);
       store.#lastSeq = head.seq;
       store.#erasedSeq = head.erasedSeq;
