@@ -31,7 +31,7 @@ export class OrdinalScan {
 
   constructor(
     readonly projection: CustomerProjection,
-    readonly query: QueryNode | undefined,
+    query: QueryNode | undefined,
     readonly plan: IndexPlan | undefined,
     readonly sort: ListSort,
     readonly after: ListKey | undefined,
